@@ -1,0 +1,96 @@
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "cli/messages.hpp"
+#include "core/diagnose.hpp"
+#include "core/render.hpp"
+
+namespace attribution::cli {
+namespace {
+
+struct DiagnoseOptions {
+  DiagnoseRequest req;
+  std::string job, config, format = "text", output, nodes, start, end, before, after, record, replay;
+  std::vector<std::string> logs;
+};
+
+int run_diagnose(DiagnoseOptions& o) {
+  if (!o.record.empty() || !o.replay.empty())
+    return report_error(make_error(ErrorKind::usage, "--record and --replay are not available in this version", {}, 0,
+                                   {}, "diagnose the files directly with --config or --logs"));
+  if (o.job.empty() && o.config.empty() && o.logs.empty())
+    return report_error(make_error(ErrorKind::usage, "nothing to diagnose", {}, 0, {},
+                                   "pass --logs DIR, or --config FILE with a static workload (see --help)"));
+  DiagnoseRequest& r = o.req;
+  if (!o.config.empty()) r.config_path = o.config;
+  if (!o.job.empty()) r.workload.job = o.job;
+  r.workload.logs = o.logs;
+  if (!o.nodes.empty()) r.workload.nodes = o.nodes;
+  if (!o.start.empty()) r.workload.start = o.start;
+  if (!o.end.empty()) r.workload.end = o.end;
+  if (!o.before.empty()) r.before = o.before;
+  if (!o.after.empty()) r.after = o.after;
+  if (r.threads <= 0) r.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  auto report = diagnose(r);
+  if (!report) return report_error(report.error());
+  std::string text = o.format == "json"       ? render_json(*report)
+                     : o.format == "markdown" ? render_markdown(*report)
+                                              : render_text(*report);
+  if (o.output.empty() || o.output == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      report_error(make_error(ErrorKind::input, "cannot write the report", o.output, 0, {},
+                              "check that the directory exists and is writable"));
+      return kOutput;
+    }
+  }
+  if (!report->usable_data) {
+    std::fputs("attribution: warning: no source produced any data; see the sources section\n", stderr);
+    return kNoData;
+  }
+  return kDiagnosed;
+}
+
+}  // namespace
+
+void add_diagnose_command(CLI::App& app, int* exit_code) {
+  auto o = std::make_shared<DiagnoseOptions>();
+  CLI::App* d = app.add_subcommand("diagnose", "Diagnose a failed workload and print the report");
+  d->footer(
+      "Examples:\n"
+      "  attribution diagnose --config examples/nvlink-signal-integrity/attribution.toml\n"
+      "  attribution diagnose --logs ./job-logs/ --nodes 'node[01-04]' --start 2025-03-14T09:00:00Z\n"
+      "  attribution diagnose --config site.toml --format json -o report.json\n"
+      "\n"
+      "Without --config, ./attribution.toml then /etc/attribution/attribution.toml are read if present.\n"
+      "--logs: hosts come from each line's own prefix (NCCL host:pid:tid, syslog hostname), else a\n"
+      "file or directory named after a --nodes entry, else (without --nodes) the subdirectory of the\n"
+      "--logs directory a file lies in, else rank -> host learned from NCCL init lines.\n"
+      "Exit status: 0 diagnosis produced (whatever the outcome); 2 usage; 3 config/rules; 4 no data.");
+  d->add_option("--job", o->job, "Workload id (must match the static workload file's id when given)");
+  d->add_option("--config", o->config, "Config file (TOML, see docs/architecture.md)");
+  d->add_option("--format", o->format, "Report format")->check(CLI::IsMember({"text", "json", "markdown"}));
+  d->add_option("-o,--output", o->output, "Write the report to FILE instead of standard output");
+  d->add_option("--before", o->before, "Window margin before the workload start (e.g. 15m)");
+  d->add_option("--after", o->after, "Window margin after the workload end (e.g. 5m)");
+  d->add_option("--rules", o->req.rule_paths, "Extra rule file or directory (adds rules, or replaces by id)");
+  d->add_option("--threads", o->req.threads, "Files scanned in parallel (default: all cores)")->default_val(0);
+  d->add_option("--logs", o->logs, "Ad-hoc mode: diagnose these files/directories, no scheduler");
+  d->add_option("--nodes", o->nodes, "Ad-hoc mode: the job's nodes, a Slurm hostlist like node[01-04]");
+  d->add_option("--start", o->start, "Workload start (RFC 3339, or epoch seconds)");
+  d->add_option("--end", o->end, "Workload end (RFC 3339, or epoch seconds)");
+  d->add_option("--record", o->record, "Record an evidence bundle into DIR (not available yet)");
+  d->add_option("--replay", o->replay, "Replay a recorded bundle (not available yet)");
+  d->callback([o, exit_code] { *exit_code = run_diagnose(*o); });
+}
+
+}  // namespace attribution::cli

@@ -1,0 +1,153 @@
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/messages.hpp"
+#include "core/matcher.hpp"
+#include "core/rules.hpp"
+#include "core/toml_util.hpp"
+
+namespace attribution::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct NamedText {
+  std::string name, text;
+};
+
+// The built-in rulesets, or the rule files at `path` (a file or a directory of *.toml).
+Result<std::vector<NamedText>> rule_sources(const std::string& path) {
+  std::vector<NamedText> out;
+  if (path.empty()) {
+    for (const auto& e : builtin_rulesets()) out.push_back({e.name, e.text});
+    return out;
+  }
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    for (const auto& de : fs::directory_iterator(path, ec))
+      if (de.path().extension() == ".toml") files.push_back(de.path().string());
+    std::sort(files.begin(), files.end());
+  } else {
+    files.push_back(path);
+  }
+  for (const auto& f : files) {
+    auto text = read_text_file(f);
+    if (!text) return text.error();
+    out.push_back({f, *text});
+  }
+  return out;
+}
+
+// `rules test` and `rules lint`: every rule checked on its own, one line each.
+int check_rules(const std::string& path, bool lint) {
+  auto sources = rule_sources(path);
+  if (!sources) return report_error(sources.error());
+  int failures = 0, warnings = 0, count = 0;
+  std::set<std::string> ids;
+  RuleSet all;
+  for (const auto& src : *sources) {
+    auto rules = parse_rules(src.text, src.name);
+    if (!rules) {
+      std::fputs(format_error(rules.error()).c_str(), stdout);
+      ++failures;
+      continue;
+    }
+    for (auto& r : *rules) {
+      ++count;
+      std::string problem;
+      if (!ids.insert(r.id).second) problem = "id defined twice";
+      else if (auto st = check_samples(r); !st) problem = format_error(st.error());
+      if (!problem.empty()) {
+        ++failures;
+        std::printf("FAIL %s\n  %s", r.id.c_str(), problem.c_str());
+        if (problem.back() != '\n') std::printf("\n");
+        continue;
+      }
+      std::vector<std::string> notes;
+      if (lint) {
+        if (r.role == Role::cause && r.action.empty()) notes.push_back("a cause without an action");
+        if (r.no_match.empty()) notes.push_back("no no_match sample");
+        if (r.match.size() < 2) notes.push_back("only one match sample");
+        for (const auto& l : r.literals)
+          if (l.size() < 4) notes.push_back(fmt::format("literal '{}' is short: the prefilter passes many lines", l));
+      }
+      warnings += static_cast<int>(notes.size());
+      std::printf("ok   %-40s %zu match, %zu no_match%s\n", r.id.c_str(), r.match.size(), r.no_match.size(),
+                  notes.empty() ? "" : "");
+      for (const auto& n : notes) std::printf("  warning: %s:%ld: %s\n", r.file.c_str(), r.line, n.c_str());
+      all.rules.push_back(std::move(r));
+    }
+  }
+  std::sort(all.rules.begin(), all.rules.end(), [](const Rule& a, const Rule& b) { return a.id < b.id; });
+  if (auto m = Matcher::build(all); !m) {
+    std::fputs(format_error(m.error()).c_str(), stdout);
+    ++failures;
+  }
+  std::printf("%d passed, %d failed%s\n", count - failures, failures,
+              lint ? fmt::format(", {} warning(s)", warnings).c_str() : "");
+  return failures > 0 || (lint && warnings > 0) ? kFailed : kDiagnosed;
+}
+
+int list_rules(const std::vector<std::string>& extra) {
+  auto rules = load_rules(extra);
+  if (!rules) return report_error(rules.error());
+  for (const auto& r : rules->rules)
+    std::printf("%-40s %-8s %-20s %s\n", r.id.c_str(), std::string(to_string(r.role)).c_str(),
+                r.family.empty() ? "-" : r.family.c_str(), r.title.c_str());
+  std::printf("%zu rules, sha256:%s\n", rules->rules.size(), rules->digest.c_str());
+  return kDiagnosed;
+}
+
+int show_rule(const std::string& id, const std::vector<std::string>& extra) {
+  auto rules = load_rules(extra);
+  if (!rules) return report_error(rules.error());
+  const Rule* r = rules->find(id);
+  if (!r)
+    return report_error(make_error(ErrorKind::usage, fmt::format("no rule with id '{}'", id), {}, 0, {},
+                                   "`attribution rules list` prints every id"));
+  std::printf("id:         %s\ntitle:      %s\ndefined at: %s:%ld\nrole:       %s\n", r->id.c_str(), r->title.c_str(),
+              r->file.c_str(), r->line, std::string(to_string(r->role)).c_str());
+  if (!r->category.empty())
+    std::printf("outcome:    %s / %s, blame %s, confidence %s, priority %d\n", r->family.c_str(), r->category.c_str(),
+                r->blame.c_str(), r->confidence.c_str(), r->priority);
+  if (!r->action.empty()) std::printf("action:     %s\n", r->action.c_str());
+  std::printf("streams:    %s\n", r->streams.empty() ? "all" : fmt::format("{}", fmt::join(r->streams, ", ")).c_str());
+  std::printf("literals:   %s\n", fmt::format("{}", fmt::join(r->literals, " | ")).c_str());
+  std::printf("pattern:    %s\n", r->pattern.c_str());
+  if (r->lines > 1) std::printf("lines:      %d\n", r->lines);
+  std::printf("burst:      %llds\n", static_cast<long long>(r->burst / kMicrosPerSecond));
+  for (const auto& e : r->explains)
+    std::printf("explains:   %s (scope %s, within %llds)\n", e.what.c_str(), std::string(to_string(e.scope)).c_str(),
+                static_cast<long long>(e.within / kMicrosPerSecond));
+  for (const auto& s : r->match) std::printf("match:      %s\n", s.line.c_str());
+  for (const auto& s : r->no_match) std::printf("no_match:   %s\n", s.line.c_str());
+  return kDiagnosed;
+}
+
+}  // namespace
+
+void add_rules_command(CLI::App& app, int* exit_code) {
+  CLI::App* rules = app.add_subcommand("rules", "List, show, test and lint rules (built-in, plus --rules files)");
+  rules->require_subcommand(1);
+  auto extra = std::make_shared<std::vector<std::string>>();
+  auto path = std::make_shared<std::string>();
+  auto id = std::make_shared<std::string>();
+  rules->add_option("--rules", *extra, "Extra rule file or directory, as for diagnose");
+  rules->add_subcommand("list", "One line per loaded rule")->callback([=] { *exit_code = list_rules(*extra); });
+  auto show = rules->add_subcommand("show", "Everything about one rule");
+  show->add_option("id", *id, "Rule id")->required();
+  show->callback([=] { *exit_code = show_rule(*id, *extra); });
+  auto test = rules->add_subcommand("test", "Check every rule's samples (built-in rules, or the rules at PATH)");
+  test->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
+  test->callback([=] { *exit_code = check_rules(*path, false); });
+  auto lint = rules->add_subcommand("lint", "Like test, and warn about weak rules (no action, few samples)");
+  lint->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
+  lint->callback([=] { *exit_code = check_rules(*path, true); });
+}
+
+}  // namespace attribution::cli

@@ -1,0 +1,11 @@
+# Reads DIR/*.toml and writes OUT: a C++ file holding every ruleset file as (name, text) so the binary needs no files.
+set(content "// Generated from rulesets/*.toml; do not edit.\n#include \"core/rules.hpp\"\nnamespace attribution {\nconst std::vector<EmbeddedRuleset>& builtin_rulesets() {\n  static const std::vector<EmbeddedRuleset> sets = {\n")
+file(GLOB FILES ${DIR}/*.toml)
+list(SORT FILES)
+foreach(f ${FILES})
+  file(READ ${f} text)
+  get_filename_component(name ${f} NAME)
+  string(APPEND content "    {\"rulesets/${name}\", R\"__attr__(${text})__attr__\"},\n")
+endforeach()
+string(APPEND content "  };\n  return sets;\n}\n}  // namespace attribution\n")
+file(WRITE ${OUT} "${content}")

@@ -1,0 +1,48 @@
+#include "core/collect.hpp"
+
+#include <fmt/format.h>
+
+namespace attribution {
+
+std::string_view to_string(SourceStatus s) {
+  switch (s) {
+    case SourceStatus::ok: return "ok";
+    case SourceStatus::partial: return "partial";
+    case SourceStatus::empty: return "empty";
+    case SourceStatus::error: return "error";
+    case SourceStatus::skipped: return "skipped";
+  }
+  return "?";
+}
+
+Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs) {
+  Collection c;
+  auto add_source = [&](std::string name, std::string kind, std::string stream, TimeZone zone,
+                        std::optional<Micros> boot) -> size_t {
+    c.sources.push_back(SourceRuntime{name, kind, std::move(stream), zone, boot});
+    SourceCoverage cov;
+    cov.name = std::move(name);
+    cov.kind = std::move(kind);
+    c.coverage.push_back(std::move(cov));
+    return c.sources.size() - 1;
+  };
+  if (!adhoc_logs.empty()) {
+    size_t i = add_source("logs", "files", "applog", config.timezone, std::nullopt);
+    auto files = list_adhoc_files(adhoc_logs, i, workload, c.coverage[i]);
+    c.files.insert(c.files.end(), files.begin(), files.end());
+  }
+  for (const auto& sc : config.sources) {
+    if (!adhoc_logs.empty() && sc.kind == "files") continue;  // --logs replaces the configured files
+    size_t i = add_source(sc.name, sc.kind, sc.stream, sc.timezone.value_or(config.timezone), sc.boot_time);
+    if (sc.kind != "files") {
+      c.coverage[i].status = SourceStatus::skipped;
+      c.coverage[i].reason = fmt::format("source kind '{}' is not available in this version", sc.kind);
+      continue;
+    }
+    auto files = list_source_files(sc, i, config.base_dir, workload, c.coverage[i]);
+    c.files.insert(c.files.end(), files.begin(), files.end());
+  }
+  return c;
+}
+
+}  // namespace attribution

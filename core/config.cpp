@@ -1,0 +1,148 @@
+#include "core/config.hpp"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "core/duration.hpp"
+#include "core/toml_util.hpp"
+
+namespace attribution {
+namespace fs = std::filesystem;
+
+namespace {
+
+#define TRY(lhs, expr)           \
+  do {                           \
+    auto _r = (expr);            \
+    if (!_r) return _r.error();  \
+    lhs = std::move(_r.value()); \
+  } while (0)
+
+Status parse_workload(const TomlReader& r, Config& c) {
+  if (auto st = r.only_keys({"scheduler", "static", "before", "after", "timezone"}); !st) return st;
+  std::optional<std::string> s;
+  TRY(s, r.str("scheduler"));
+  if (s) {
+    if (*s != "static" && *s != "slurm" && *s != "kueue" && *s != "none")
+      return r.error("scheduler", fmt::format("scheduler '{}' is not one of slurm, kueue, static, none", *s));
+    c.scheduler = *s;
+  }
+  TRY(s, r.str("static"));
+  if (s) c.static_file = *s;
+  for (auto [key, out] : {std::pair{"before", &c.before}, std::pair{"after", &c.after}}) {
+    TRY(s, r.str(key));
+    if (!s) continue;
+    auto d = parse_duration(*s);
+    if (!d) return r.error(key, d.error().message, d.error().hint);
+    *out = *d;
+  }
+  TRY(s, r.str("timezone"));
+  if (s) {
+    auto tz = TimeZone::parse(*s);
+    if (!tz) return r.error("timezone", tz.error().message, tz.error().hint);
+    c.timezone = *tz;
+  }
+  if (c.scheduler == "static" && c.static_file.empty())
+    return r.error("static", "scheduler = \"static\" needs static = \"FILE\" naming the workload file");
+  return Ok{};
+}
+
+Result<SourceConfig> parse_source(const TomlReader& r) {
+  SourceConfig sc;
+  sc.line = r.line();
+  std::optional<std::string> s;
+  TRY(s, r.str("name", true));
+  sc.name = *s;
+  TRY(s, r.str("kind", true));
+  sc.kind = *s;
+  static const std::set<std::string> kinds = {"files", "loki", "prometheus", "kubernetes", "journal", "static"};
+  if (!kinds.count(sc.kind))
+    return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes, journal", sc.kind));
+  if (sc.kind != "files") return sc;  // other kinds are validated by their own adapters
+  if (auto st = r.only_keys({"name", "kind", "paths", "stream", "timezone", "boot_time", "host"}); !st) return st.error();
+  TRY(sc.paths, r.str_list("paths"));
+  if (sc.paths.empty()) return r.error("paths", "a files source needs paths = [\"...\"]");
+  TRY(s, r.str("stream"));
+  if (s) {
+    if (*s != "applog" && *s != "syslog" && *s != "scheduler")
+      return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog, scheduler", *s));
+    sc.stream = *s;
+  }
+  TRY(s, r.str("timezone"));
+  if (s) {
+    auto tz = TimeZone::parse(*s);
+    if (!tz) return r.error("timezone", tz.error().message, tz.error().hint);
+    sc.timezone = *tz;
+  }
+  TRY(s, r.str("boot_time"));
+  if (s) {
+    auto t = parse_time_value(*s, TimeZone::utc());
+    if (!t) return r.error("boot_time", t.error().message, t.error().hint);
+    sc.boot_time = *t;
+  }
+  TRY(s, r.str("host"));
+  if (s) sc.host = *s;
+  return sc;
+}
+
+}  // namespace
+
+Result<Config> parse_config(std::string_view text, const std::string& file) {
+  auto doc = parse_toml(text, file);
+  if (!doc) return doc.error();
+  Config c;
+  c.file = file;
+  c.base_dir = file.empty() ? "." : fs::path(file).parent_path().string();
+  if (c.base_dir.empty()) c.base_dir = ".";
+  TomlReader top(*doc, file);
+  if (auto st = top.only_keys({"workload", "source", "rules", "slurm", "kueue"}); !st) return st.error();
+  if (const toml::table* w = (*doc)["workload"].as_table()) {
+    if (auto st = parse_workload(TomlReader(*w, file, "workload"), c); !st) return st.error();
+  }
+  if (const toml::table* rt = (*doc)["rules"].as_table()) {
+    TomlReader rr(*rt, file, "rules");
+    if (auto st = rr.only_keys({"paths"}); !st) return st.error();
+    TRY(c.rule_paths, rr.str_list("paths"));
+    for (auto& p : c.rule_paths)
+      if (fs::path(p).is_relative()) p = (fs::path(c.base_dir) / p).string();
+  }
+  if (const toml::node* src = doc->get("source")) {
+    const toml::array* arr = src->as_array();
+    if (!arr) return top.error("source", "sources are [[source]] tables");
+    std::set<std::string> names;
+    size_t i = 0;
+    for (const auto& el : *arr) {
+      const toml::table* t = el.as_table();
+      if (!t) return top.error("source", "sources are [[source]] tables");
+      auto sc = parse_source(TomlReader(*t, file, fmt::format("source[{}]", i++)));
+      if (!sc) return sc.error();
+      if (!names.insert(sc->name).second)
+        return make_error(ErrorKind::config, fmt::format("two sources are named '{}'", sc->name), file, sc->line,
+                          "source.name", "give each source its own name");
+      c.sources.push_back(std::move(sc.value()));
+    }
+  }
+  if (!c.static_file.empty() && fs::path(c.static_file).is_relative())
+    c.static_file = (fs::path(c.base_dir) / c.static_file).string();
+  return c;
+}
+
+Result<Config> load_config(const std::optional<std::string>& path) {
+  std::vector<std::string> candidates;
+  if (path) candidates = {*path};
+  else candidates = {"attribution.toml", "/etc/attribution/attribution.toml"};
+  for (const auto& p : candidates) {
+    std::error_code ec;
+    if (!path && !fs::exists(p, ec)) continue;
+    if (fs::is_directory(p, ec))
+      return make_error(ErrorKind::config, "is a directory, not a config file", p, 0, {}, "pass the .toml file");
+    auto text = read_text_file(p);
+    if (!text) return text.error();
+    return parse_config(*text, p);
+  }
+  Config c;
+  c.base_dir = ".";
+  return c;
+}
+
+}  // namespace attribution

@@ -1,0 +1,39 @@
+#pragma once
+// The configuration file (DESIGN §7): workload, window margins, time zone and sources.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "core/time.hpp"
+
+namespace attribution {
+
+struct SourceConfig {
+  std::string name, kind;
+  std::vector<std::string> paths;  // files: globs with {job} {host} {rank}, relative to base_dir
+  std::string stream = "applog";
+  std::optional<TimeZone> timezone;  // overrides the workload time zone for this source
+  std::optional<Micros> boot_time;   // for dmesg seconds-since-boot lines
+  std::string host;                  // every line of this source belongs to this host
+  long line = 0;                     // where it is declared
+};
+
+struct Config {
+  std::string file;      // the file read, empty for built-in defaults
+  std::string base_dir;  // relative paths resolve here
+  std::string scheduler = "none";  // static | slurm | kueue | none
+  std::string static_file;
+  Micros before = 15 * 60 * kMicrosPerSecond;
+  Micros after = 5 * 60 * kMicrosPerSecond;
+  TimeZone timezone = TimeZone::utc();
+  std::vector<SourceConfig> sources;
+  std::vector<std::string> rule_paths;
+};
+
+// `path` given: it must exist. Otherwise ./attribution.toml, then /etc/attribution/attribution.toml,
+// then built-in defaults.
+Result<Config> load_config(const std::optional<std::string>& path);
+Result<Config> parse_config(std::string_view text, const std::string& file);
+
+}  // namespace attribution

@@ -1,0 +1,22 @@
+#pragma once
+// The diagnose pipeline as a list of named passes (DESIGN §2). Nothing here prints.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/report.hpp"
+#include "core/workload.hpp"
+
+namespace attribution {
+
+struct DiagnoseRequest {
+  std::optional<std::string> config_path;
+  WorkloadRequest workload;
+  std::vector<std::string> rule_paths;
+  std::optional<std::string> before, after;  // override the config's window margins
+  int threads = 1;
+};
+
+Result<Report> diagnose(const DiagnoseRequest& request);
+
+}  // namespace attribution

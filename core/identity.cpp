@@ -1,0 +1,74 @@
+#include "core/identity.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <fmt/format.h>
+
+namespace attribution {
+namespace {
+bool hex_only(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+unsigned long hexval(std::string_view s) { return std::strtoul(std::string(s).c_str(), nullptr, 16); }
+}  // namespace
+
+std::string normalize_pci(std::string_view t) {
+  if (t.substr(0, 4) == "PCI:" || t.substr(0, 4) == "pci:") t.remove_prefix(4);
+  size_t sp = t.find_first_of(" )");
+  if (sp != std::string_view::npos) t = t.substr(0, sp);
+  std::string_view domain = "0", bus, dev, fn = "0";
+  size_t c1 = t.find(':');
+  if (c1 == std::string_view::npos) return {};
+  size_t c2 = t.find(':', c1 + 1);
+  std::string_view devfn;
+  if (c2 == std::string_view::npos) {
+    bus = t.substr(0, c1);
+    devfn = t.substr(c1 + 1);
+  } else {
+    domain = t.substr(0, c1);
+    bus = t.substr(c1 + 1, c2 - c1 - 1);
+    devfn = t.substr(c2 + 1);
+  }
+  size_t dot = devfn.find('.');
+  dev = devfn.substr(0, dot);
+  if (dot != std::string_view::npos) fn = devfn.substr(dot + 1);
+  if (!hex_only(domain) || !hex_only(bus) || !hex_only(dev) || !hex_only(fn) || domain.size() > 8 ||
+      bus.size() > 2 || dev.size() > 2 || fn.size() > 1)
+    return {};
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", hexval(domain), hexval(bus), hexval(dev), hexval(fn));
+}
+
+std::string pci_from_nccl_busid(std::string_view hex) {
+  if (!hex_only(hex) || hex.size() > 12) return {};
+  unsigned long long id = std::strtoull(std::string(hex).c_str(), nullptr, 16);
+  return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", id >> 20, (id & 0xff000) >> 12, (id & 0xff0) >> 4, id & 0xf);
+}
+
+bool is_ip_address(std::string_view s) {
+  if (s.empty()) return false;
+  if (s.find(':') != std::string_view::npos) return true;  // IPv6
+  int dots = 0;
+  for (char c : s) {
+    if (c == '.') ++dots;
+    else if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return dots == 3;
+}
+
+std::string peer_host(std::string_view p) {
+  size_t lt = p.find('<');
+  if (lt != std::string_view::npos) p = p.substr(0, lt);
+  size_t pct = p.find('%');
+  if (pct != std::string_view::npos) p = p.substr(0, pct);
+  if (p.substr(0, 7) == "::ffff:") p.remove_prefix(7);
+  if (!is_ip_address(p)) {
+    size_t dot = p.find('.');
+    if (dot != std::string_view::npos) p = p.substr(0, dot);
+  }
+  return std::string(p);
+}
+
+}  // namespace attribution

@@ -1,0 +1,17 @@
+#pragma once
+// Join keys spelled many ways: PCI addresses, NCCL bus ids, peer addresses.
+#include <string>
+#include <string_view>
+
+namespace attribution {
+
+// "PCI:0000:52:00", "0000:52:00", "00000000:52:00.0", "52:00.0" -> "0000:52:00.0"; "" if not a PCI address.
+std::string normalize_pci(std::string_view text);
+// NCCL "busId 52000" (hex digits of 0000:52:00.0 read as an integer) -> "0000:52:00.0".
+std::string pci_from_nccl_busid(std::string_view hex);
+// "10.0.0.4<54862>", "gpu-node1.int.example<45074>", "fe80::1%ib0<53249>" -> "10.0.0.4", "gpu-node1", "fe80::1".
+std::string peer_host(std::string_view peer);
+// True when `s` looks like an IPv4 or IPv6 address rather than a host name.
+bool is_ip_address(std::string_view s);
+
+}  // namespace attribution

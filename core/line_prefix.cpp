@@ -1,0 +1,279 @@
+#include "core/line_prefix.hpp"
+
+#include <cctype>
+
+namespace attribution {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Parses an unsigned integer at s[i..], advancing i.
+bool number(std::string_view s, size_t& i, int64_t* out, size_t max_digits = 18) {
+  size_t b = i;
+  int64_t v = 0;
+  while (i < s.size() && is_digit(s[i]) && i - b < max_digits) v = v * 10 + (s[i++] - '0');
+  if (i == b) return false;
+  *out = v;
+  return true;
+}
+
+bool two(std::string_view s, size_t i, int* out) {
+  if (i + 2 > s.size() || !is_digit(s[i]) || !is_digit(s[i + 1])) return false;
+  *out = (s[i] - '0') * 10 + (s[i + 1] - '0');
+  return true;
+}
+
+// "HH:MM:SS[.frac]" at s[i..]; advances i.
+bool clock(std::string_view s, size_t& i, CivilTime& t) {
+  if (!two(s, i, &t.hour) || i + 8 > s.size() || s[i + 2] != ':' || !two(s, i + 3, &t.minute) ||
+      s[i + 5] != ':' || !two(s, i + 6, &t.second) || t.hour > 23 || t.minute > 59 || t.second > 60)
+    return false;
+  i += 8;
+  if (i + 1 < s.size() && (s[i] == '.' || s[i] == ',') && is_digit(s[i + 1])) {
+    ++i;
+    int64_t frac = 0;
+    int n = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      if (n < 6) frac = frac * 10 + (s[i] - '0');
+      ++n, ++i;
+    }
+    for (; n < 6; ++n) frac *= 10;
+    t.micros = frac;
+  }
+  return true;
+}
+
+bool host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
+
+bool is_level_word(std::string_view w) {
+  for (std::string_view l : {"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL", "TRACE", "NOTICE"})
+    if (w == l) return true;
+  return false;
+}
+
+// After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
+size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == i || a >= s.size()) return i;
+  auto tag_end = [&](size_t j) -> size_t {  // "tag:" or "tag[123]:"
+    size_t b = j;
+    while (b < s.size() && (host_char(s[b]) || s[b] == '/' || s[b] == '(' || s[b] == ')')) ++b;
+    if (b == j) return 0;
+    if (b < s.size() && s[b] == '[') {
+      while (b < s.size() && s[b] != ']') ++b;
+      if (b < s.size()) ++b;
+    }
+    if (b < s.size() && s[b] == ':') return b + 1;
+    return 0;
+  };
+  if (s[a] == ':') return a + 1;  // "kernel:" with no host
+  if (s[a] == '[') {              // "slurmd[123]:" with no host
+    size_t e = tag_end(i);
+    return e ? e : i;
+  }
+  if (s[a] != ' ') return i;
+  std::string_view word = s.substr(i, a - i);
+  if (is_level_word(word)) return i;
+  size_t e = tag_end(a + 1);
+  if (!e) return i;
+  p.host = word;
+  return e;
+}
+
+// NCCL "host:pid:tid [dev] " at s[i..].
+bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_')) ++a;
+  if (a == i || a >= s.size() || s[a] != ':') return false;
+  size_t b = a + 1;
+  int64_t pid, tid, dev;
+  if (!number(s, b, &pid) || b >= s.size() || s[b] != ':') return false;
+  ++b;
+  if (!number(s, b, &tid) || b + 1 >= s.size() || s[b] != ' ') return false;
+  ++b;
+  if (s[b] == '[') {
+    size_t c = b + 1;
+    if (!number(s, c, &dev, 4) || c >= s.size() || s[c] != ']') return false;
+    p.gpu = static_cast<int>(dev);
+    b = c + 1;
+    if (b < s.size() && s[b] == ' ') ++b;
+  } else if (!starts(s.substr(b), "NCCL ")) {
+    return false;
+  }
+  p.host = s.substr(i, a - i);
+  p.pid = pid;
+  i = b;
+  return true;
+}
+
+// glog "E1218 20:27:21.426415540 " (after '[' or bare): level, MMDD, time.
+bool glog(std::string_view s, size_t i, CivilTime& t) {
+  if (i + 14 > s.size()) return false;
+  char lv = s[i];
+  if (lv != 'E' && lv != 'W' && lv != 'I' && lv != 'F') return false;
+  if (!two(s, i + 1, &t.month) || !two(s, i + 3, &t.day) || s[i + 5] != ' ') return false;
+  size_t j = i + 6;
+  return clock(s, j, t) && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
+}
+
+std::string_view json_string_field(std::string_view s, std::string_view key) {
+  size_t k = s.find(key);
+  if (k == std::string_view::npos) return {};
+  size_t q = s.find('"', k + key.size() + 1);  // skip closing quote of key, find value quote
+  if (q == std::string_view::npos) return {};
+  size_t e = s.find('"', q + 1);
+  if (e == std::string_view::npos) return {};
+  return s.substr(q + 1, e - q - 1);
+}
+
+}  // namespace
+
+LinePrefix parse_line_prefix(std::string_view s) {
+  LinePrefix p;
+  size_t i = 0;
+  if (!s.empty() && s[0] == '{') {  // journald JSON record
+    std::string_view rt = json_string_field(s, "\"__REALTIME_TIMESTAMP\"");
+    size_t k = 0;
+    int64_t us;
+    if (!rt.empty() && number(rt, k, &us) && k == rt.size()) p.epoch = us;
+    p.host = json_string_field(s, "\"_HOSTNAME\"");
+    return p;
+  }
+  for (int guard = 0; guard < 8 && i < s.size(); ++guard) {
+    std::string_view r = s.substr(i);
+    size_t j = 0;
+    int64_t n;
+    CivilTime t;
+    if (guard == 0 && (r[0] == ' ' || is_digit(r[0]))) {  // srun --label "  3: "
+      size_t k = 0;
+      while (k < r.size() && r[k] == ' ') ++k;
+      size_t b = k;
+      if (number(r, k, &n, 7) && k + 1 < r.size() && r[k] == ':' && r[k + 1] == ' ' && k > b) {
+        p.rank = static_cast<int>(n);
+        i += k + 2;
+        continue;
+      }
+    }
+    if (starts(r, "[rank")) {
+      j = 5;
+      if (number(r, j, &n, 7) && starts(r.substr(j), "]:")) {
+        p.rank = static_cast<int>(n);
+        i += j + 2;
+        continue;
+      }
+    }
+    if (starts(r, "[default")) {
+      j = 8;
+      if (number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
+        p.local_rank = static_cast<int>(n);
+        i += j + 2;
+        continue;
+      }
+    }
+    if (r[0] == '(' && r.find("pid=") < r.find(')')) {  // Ray "(WorkerDict pid=26110) "
+      size_t close = r.find(')');
+      i += close + 1;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    if (is_digit(r[0])) {  // ISO time: collector stamp, journal short-iso, dmesg --time-format=iso
+      size_t used = 0;
+      if (auto iso = parse_iso8601(r, &used)) {
+        if (!p.civil) p.civil = iso;  // the first (outermost) stamp is the most reliable
+        i += used;
+        while (i < s.size() && s[i] == ' ') ++i;
+        i = syslog_host_tag(s, i, p);
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+    }
+    if (r.size() > 15 && month_from_abbrev(r.substr(0, 3)) && r[3] == ' ') {  // RFC 3164
+      t.month = month_from_abbrev(r.substr(0, 3));
+      j = 4;
+      if (r[j] == ' ') ++j;
+      int64_t day;
+      if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
+        ++j;
+        t.day = static_cast<int>(day);
+        if (clock(r, j, t) && j < r.size() && r[j] == ' ') {
+          if (!p.civil) p.civil = t;
+          i += j + 1;
+          i = syslog_host_tag(s, i, p);
+          while (i < s.size() && s[i] == ' ') ++i;
+          continue;
+        }
+      }
+    }
+    if (r[0] == '[' && r.size() > 3) {
+      j = 1;
+      while (j < r.size() && r[j] == ' ') ++j;
+      int64_t sec;
+      if (is_digit(r[j]) && number(r, j, &sec) && j < r.size() && r[j] == '.') {  // dmesg [mono]
+        ++j;
+        int64_t frac = 0;
+        size_t fb = j;
+        if (number(r, j, &frac, 9) && j < r.size() && r[j] == ']') {
+          size_t nd = j - fb;
+          for (; nd < 6; ++nd) frac *= 10;
+          for (; nd > 6; --nd) frac /= 10;
+          p.mono = sec * kMicrosPerSecond + frac;
+          i += j + 1;
+          while (i < s.size() && s[i] == ' ') ++i;
+          continue;
+        }
+      }
+      size_t used = 0;
+      if (auto iso = parse_iso8601(r.substr(1), &used); iso && 1 + used < r.size() && r[1 + used] == ']') {
+        if (!p.civil) p.civil = iso;  // NCCL "[2025-11-09 07:39:30] ", Talos "[...Z]:"
+        i += used + 2;
+        if (i < s.size() && s[i] == ':') ++i;
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+      if (r.size() > 26 && r[4] == ' ' && month_from_abbrev(r.substr(5, 3))) {  // [Sun Feb 23 16:24:18 2025]
+        t.month = month_from_abbrev(r.substr(5, 3));
+        j = 9;
+        if (r[j] == ' ') ++j;
+        int64_t day, year;
+        if (number(r, j, &day, 2) && r[j] == ' ' && (++j, clock(r, j, t)) && j < r.size() && r[j] == ' ' &&
+            (++j, number(r, j, &year, 4)) && j < r.size() && r[j] == ']') {
+          t.day = static_cast<int>(day);
+          t.year = static_cast<int>(year);
+          if (!p.civil) p.civil = t;
+          i += j + 1;
+          while (i < s.size() && s[i] == ' ') ++i;
+          continue;
+        }
+      }
+      if (glog(r, 1, t)) {  // "[E1218 20:27:21.426415540 file:line] " — keep it in the message
+        if (!p.civil) p.civil = t;
+        break;
+      }
+    }
+    if (glog(r, 0, t)) {  // elastic "E0813 08:21:22.980000 1245483 file.py:984] "
+      if (!p.civil) p.civil = t;
+      break;
+    }
+    if (nccl_ident(s, i, p)) continue;
+    break;
+  }
+  p.message_offset = i;
+  return p;
+}
+
+std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) {
+  if (p.epoch) return p.epoch;
+  if (p.civil) {
+    CivilTime t = *p.civil;
+    if (t.year == 0) t = with_year_near(t, ctx.year_anchor);
+    if (t.utc_offset_s) return civil_to_micros_utc(t) - Micros(*t.utc_offset_s) * kMicrosPerSecond;
+    return ctx.zone.to_utc(t);
+  }
+  if (p.mono && ctx.boot) return *ctx.boot + *p.mono;
+  return std::nullopt;
+}
+
+}  // namespace attribution

@@ -1,0 +1,93 @@
+#include "core/matcher.hpp"
+
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <re2/set.h>
+
+#include <algorithm>
+#include <set>
+
+namespace attribution {
+
+struct Matcher::SetHolder {
+  RE2::Set set;
+  SetHolder(const RE2::Options& o) : set(o, RE2::UNANCHORED) {}
+};
+
+Matcher::Matcher(const RuleSet& rules) : rules_(rules) {}
+Matcher::~Matcher() = default;
+
+Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
+  std::shared_ptr<Matcher> m(new Matcher(rules));
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  opt.set_max_mem(64 << 20);
+  std::string alternation;
+  std::set<std::string> lits;
+  for (const auto& r : rules.rules) lits.insert(r.literals.begin(), r.literals.end());
+  for (const auto& l : lits) alternation += (alternation.empty() ? "" : "|") + RE2::QuoteMeta(l);
+  m->prefilter_ = std::make_unique<RE2>(alternation.empty() ? "\\x00NEVER\\x00" : alternation, opt);
+  if (!m->prefilter_->ok())
+    return make_error(ErrorKind::rules, "cannot build the literal prefilter: " + m->prefilter_->error());
+  m->set_ = std::make_unique<SetHolder>(opt);
+  for (size_t i = 0; i < rules.rules.size(); ++i) {
+    const Rule& r = rules.rules[i];
+    if (r.lines > 1) {
+      m->block_rules_.push_back(static_cast<int>(i));
+      continue;
+    }
+    std::string err;
+    if (m->set_->set.Add(r.pattern, &err) < 0)
+      return make_error(ErrorKind::rules, fmt::format("rule {}: {}", r.id, err), r.file, r.line, r.id);
+    m->set_to_rule_.push_back(static_cast<int>(i));
+  }
+  if (!m->set_->set.Compile()) return make_error(ErrorKind::rules, "cannot compile the rule set (out of memory?)");
+  return m;
+}
+
+size_t Matcher::next_candidate_line(std::string_view buf, size_t from) const {
+  if (from >= buf.size()) return std::string_view::npos;
+  re2::StringPiece match;
+  if (!prefilter_->Match(re2::StringPiece(buf.data(), buf.size()), from, buf.size(), RE2::UNANCHORED, &match, 1))
+    return std::string_view::npos;
+  size_t pos = static_cast<size_t>(match.data() - buf.data());
+  size_t nl = buf.rfind('\n', pos);
+  size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+  return start < from ? from : start;
+}
+
+bool Matcher::has_literal(int index, std::string_view line) const {
+  for (const auto& l : rules_.rules[index].literals)
+    if (line.find(l) != std::string_view::npos) return true;
+  return false;
+}
+
+void Matcher::match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const {
+  hits->clear();
+  std::vector<int> set_hits;
+  if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &set_hits)) return;
+  for (int h : set_hits) {
+    int idx = set_to_rule_[h];
+    if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line)) hits->push_back(idx);
+  }
+  std::sort(hits->begin(), hits->end());
+}
+
+void Matcher::block_triggers(std::string_view line, std::string_view stream, std::vector<int>* hits) const {
+  hits->clear();
+  for (int idx : block_rules_)
+    if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line)) hits->push_back(idx);
+}
+
+bool Matcher::captures(int index, std::string_view text, std::map<std::string, std::string>* out) const {
+  const RE2& re = *rules_.rules[index].re;
+  int n = re.NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> groups(n + 1);
+  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
+    return false;
+  for (const auto& [name, i] : re.NamedCapturingGroups())
+    if (groups[i].data()) (*out)[name] = std::string(groups[i].data(), groups[i].size());
+  return true;
+}
+
+}  // namespace attribution

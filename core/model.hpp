@@ -1,0 +1,64 @@
+#pragma once
+// The facts passed between passes: workload, coverage, evidence and findings.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace attribution {
+
+struct Window {
+  Micros start = 0, end = 0;
+  bool contains(Micros t) const { return t >= start && t <= end; }
+};
+
+struct Workload {
+  std::string id, scheduler, name, user, state;
+  std::optional<int> exit_code;
+  std::vector<std::string> nodes;  // expanded, in the scheduler's order
+  std::optional<Micros> start, end;
+  Window window;                    // [start - before, end + after]
+  bool window_known = false;        // false: --logs without --start/--end until the scan derives it
+};
+
+enum class SourceStatus { ok, partial, empty, error, skipped };
+std::string_view to_string(SourceStatus s);
+
+// What every configured source reports about itself, whatever happens.
+struct SourceCoverage {
+  std::string name, kind;
+  SourceStatus status = SourceStatus::ok;
+  std::string reason;
+  int64_t records = 0;  // matched log lines kept
+  int64_t bytes = 0;
+  int64_t files = 0;
+  std::vector<std::string> hosts_covered;
+  int64_t hosts_expected = 0;
+  std::vector<std::string> problems;  // per-file reasons (unreadable, binary, ...)
+};
+
+struct Evidence {
+  Micros time = 0;
+  bool time_inferred = false;
+  std::string source;    // source name
+  std::string host;
+  int rank = -1;
+  std::string location;  // path:line
+  std::string text;      // the line (sanitised, truncated)
+};
+
+// One rule hit, or a burst of them folded together.
+struct Finding {
+  int rule = -1;  // index into RuleSet::rules
+  std::string host, pci, peer;
+  int gpu = -1, rank = -1;
+  Micros first_seen = 0, last_seen = 0;
+  bool time_inferred = false;
+  int64_t count = 1;
+  std::map<std::string, std::string> fields;  // named captures
+  std::vector<Evidence> evidence;             // first, and last when folded
+};
+
+}  // namespace attribution

@@ -1,0 +1,249 @@
+#include "core/precedence.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace attribution {
+namespace {
+
+bool same_gpu(const Finding& a, const Finding& b) {
+  if (!a.pci.empty() && !b.pci.empty()) return a.pci == b.pci;
+  if (a.gpu >= 0 && b.gpu >= 0) return a.gpu == b.gpu;
+  return true;  // one side does not know its GPU: the host decides
+}
+
+bool in_scope(Scope s, const Finding& c, const Finding& f) {
+  switch (s) {
+    case Scope::gpu: return !c.host.empty() && c.host == f.host && same_gpu(c, f);
+    case Scope::host: return !c.host.empty() && c.host == f.host;
+    case Scope::job: return true;
+    case Scope::peer: return !c.host.empty() && (f.peer == c.host || f.host == c.host);
+  }
+  return false;
+}
+
+std::string human(Micros d) {
+  if (d % (3600 * kMicrosPerSecond) == 0) return fmt::format("{}h", d / (3600 * kMicrosPerSecond));
+  if (d % (60 * kMicrosPerSecond) == 0) return fmt::format("{}m", d / (60 * kMicrosPerSecond));
+  return fmt::format("{}s", d / kMicrosPerSecond);
+}
+
+}  // namespace
+
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why) {
+  const Rule& cr = rules.rules[c.rule];
+  const Rule& fr = rules.rules[f.rule];
+  for (const Explain& e : cr.explains) {
+    if (!selector_matches(e.what, fr) || !in_scope(e.scope, c, f)) continue;
+    bool timed = !c.time_inferred && !f.time_inferred;
+    if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
+    if (why)
+      *why = timed ? fmt::format("{} explains {} ({} scope, within {})", cr.id, fr.id, to_string(e.scope), human(e.within))
+                   : fmt::format("{} explains {} ({} scope; a time is inferred, so roles decide)", cr.id, fr.id,
+                                 to_string(e.scope));
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+// Ranking of causes: higher priority first, then earlier, then host, GPU, rule id.
+auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
+  const Finding& f = t.findings[i];
+  const Rule& r = rules.rules[f.rule];
+  return std::make_tuple(-r.priority, f.time_inferred, f.first_seen, std::cref(f.host), std::cref(f.pci),
+                         std::cref(r.id), i);
+}
+
+std::optional<Localisation> hang_minority(const Timeline& t, const RuleSet& rules) {
+  // Ranks stuck in a collective report its sequence number; the rank(s) at a different one are behind.
+  std::map<int, std::pair<long, size_t>> seq_by_rank;  // rank -> (highest seq, finding)
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    auto it = f.fields.find("seq");
+    if (it == f.fields.end() || f.rank < 0) continue;
+    long seq = std::atol(it->second.c_str());
+    auto [pos, fresh] = seq_by_rank.try_emplace(f.rank, seq, i);
+    if (!fresh && seq > pos->second.first) pos->second = {seq, i};
+  }
+  if (seq_by_rank.size() < 3) return std::nullopt;
+  std::map<long, std::vector<int>> ranks_at;
+  for (const auto& [rank, v] : seq_by_rank) ranks_at[v.first].push_back(rank);
+  if (ranks_at.size() < 2) return std::nullopt;
+  auto mode = std::max_element(ranks_at.begin(), ranks_at.end(),
+                               [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  // The minority: ranks behind the others, fewer than a third of the reporting ranks.
+  auto lowest = ranks_at.begin();
+  if (lowest == mode || lowest->second.size() * 3 > seq_by_rank.size()) return std::nullopt;
+  Localisation l;
+  l.kind = "hang-minority";
+  l.category = "collective_hang_straggler";
+  l.family = "unknown";
+  l.blame = "unknown";
+  l.rank = lowest->second.front();
+  const Finding& f = t.findings[seq_by_rank[l.rank].second];
+  l.host = f.host;
+  l.title = fmt::format("Rank {} is behind: at collective sequence {} while {} ranks are at {}", l.rank,
+                        lowest->first, mode->second.size(), mode->first);
+  l.detail = fmt::format("ranks behind: {}", fmt::join(lowest->second, ", "));
+  for (int r : lowest->second) l.findings.push_back(seq_by_rank[r].second);
+  l.findings.push_back(seq_by_rank[mode->second.front()].second);
+  (void)rules;
+  return l;
+}
+
+std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w) {
+  std::map<std::string, std::pair<int64_t, std::vector<size_t>>> named;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    if (f.peer.empty() || f.peer == f.host) continue;
+    auto& n = named[f.peer];
+    n.first += f.count;
+    n.second.push_back(i);
+  }
+  if (named.empty()) return std::nullopt;
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [peer, v] : named) order.emplace_back(-v.first, peer);
+  std::sort(order.begin(), order.end());
+  int64_t top = -order[0].first;
+  int64_t second = order.size() > 1 ? -order[1].first : 0;
+  if (top < 2 || top <= 2 * second) return std::nullopt;  // no clear convergence
+  Localisation l;
+  l.kind = "converging-peer";
+  l.category = "peer_unreachable";
+  l.family = "unknown";
+  l.blame = "unknown";
+  l.host = order[0].second;
+  bool known = std::find(w.nodes.begin(), w.nodes.end(), l.host) != w.nodes.end() || w.nodes.empty();
+  l.title = fmt::format("Peers' network errors converge on {}{}", l.host, known ? "" : " (an address not mapped to a node)");
+  l.detail = fmt::format("{} error line(s) name {}; the next most named peer has {}", top, l.host, second);
+  const auto& idx = named[l.host].second;
+  l.findings.assign(idx.begin(), idx.begin() + std::min<size_t>(idx.size(), 5));
+  return l;
+}
+
+std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rules) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    const Rule& r = rules.rules[f.rule];
+    bool is_exit = r.category == "first_failure" || f.fields.count("exit_code");
+    if (!is_exit || f.time_inferred) continue;
+    if (!best || f.first_seen < t.findings[*best].first_seen) best = i;
+  }
+  if (!best) return std::nullopt;
+  const Finding& f = t.findings[*best];
+  Localisation l;
+  l.kind = "first-failure";
+  l.category = "first_failure";
+  l.family = "unknown";
+  l.host = f.host;
+  l.rank = f.rank;
+  auto ec = f.fields.find("exit_code");
+  int code = ec == f.fields.end() ? 0 : std::atoi(ec->second.c_str());
+  // Exit code 1 is a Python exception's; a signal says nothing about whose fault it was.
+  l.blame = code == 1 ? "application" : "unknown";
+  if (code == 1) l.family = "application";
+  l.title = ec == f.fields.end()
+                ? fmt::format("First process failure on {}", f.host.empty() ? "an unknown host" : f.host)
+                : fmt::format("First process failure on {}{} with exit code {}", f.host.empty() ? "an unknown host" : f.host,
+                              f.rank >= 0 ? fmt::format(" (rank {})", f.rank) : "", code);
+  l.detail = "the earliest process exit seen; no fault signature explains it";
+  l.findings.push_back(*best);
+  return l;
+}
+
+}  // namespace
+
+Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Workload& w) {
+  Diagnosis d;
+  const auto& F = t.findings;
+  std::vector<size_t> causes;
+  for (size_t i = 0; i < F.size(); ++i)
+    if (rules.rules[F[i].rule].role == Role::cause) causes.push_back(i);
+
+  // Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better.
+  std::map<size_t, size_t> demoted_by;
+  std::map<size_t, std::string> demote_why;
+  for (size_t c : causes) {
+    std::optional<size_t> best;
+    std::string best_why;
+    for (size_t dd : causes) {
+      if (dd == c) continue;
+      std::string why;
+      if (!explains(F[dd], F[c], rules, &why)) continue;
+      if (explains(F[c], F[dd], rules, nullptr) && cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
+      if (!best || cause_rank(t, rules, dd) < cause_rank(t, rules, *best)) best = dd, best_why = why;
+    }
+    if (best) demoted_by[c] = *best, demote_why[c] = best_why;
+  }
+  // Follow chains to a root; a cycle resolves to its best-ranked member.
+  auto root_of = [&](size_t c) {
+    std::vector<size_t> path{c};
+    std::set<size_t> seen{c};
+    while (demoted_by.count(path.back())) {
+      size_t n = demoted_by[path.back()];
+      if (!seen.insert(n).second) {
+        auto first = std::find(path.begin(), path.end(), n);
+        return *std::min_element(first, path.end(), [&](size_t a, size_t b) {
+          return cause_rank(t, rules, a) < cause_rank(t, rules, b);
+        });
+      }
+      path.push_back(n);
+    }
+    return path.back();
+  };
+  std::set<size_t> root_set;
+  for (size_t c : causes) root_set.insert(root_of(c));
+  std::vector<size_t> roots(root_set.begin(), root_set.end());
+  std::sort(roots.begin(), roots.end(),
+            [&](size_t a, size_t b) { return cause_rank(t, rules, a) < cause_rank(t, rules, b); });
+  std::map<size_t, size_t> root_index;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    d.roots.push_back(RootCause{roots[i], {}});
+    root_index[roots[i]] = i;
+  }
+
+  // Symptoms and secondary causes join the earliest root that accounts for them.
+  for (size_t i = 0; i < F.size(); ++i) {
+    Role role = rules.rules[F[i].rule].role;
+    if (role == Role::context || root_set.count(i)) continue;
+    if (role != Role::symptom && role != Role::cause) continue;
+    Link link{i, std::nullopt, ""};
+    if (role == Role::cause) {
+      size_t r = root_of(i);
+      link.root = root_index[r];
+      link.why = demote_why[i];
+    } else {
+      std::optional<size_t> best_root;
+      for (size_t c : causes) {
+        std::string why;
+        if (!explains(F[c], F[i], rules, &why)) continue;
+        size_t r = root_of(c);
+        const Finding& rf = F[r];
+        if (!best_root || std::tie(rf.time_inferred, rf.first_seen, root_index[r]) <
+                              std::tie(F[roots[*best_root]].time_inferred, F[roots[*best_root]].first_seen, *best_root)) {
+          best_root = root_index[r];
+          link.why = c == r ? why : fmt::format("{}, which {} accounts for", why, rules.rules[F[r].rule].id);
+        }
+      }
+      link.root = best_root;
+    }
+    if (link.root) d.roots[*link.root].explained.push_back(i);
+    d.links.push_back(std::move(link));
+  }
+
+  if (d.roots.empty()) {
+    d.localisation = hang_minority(t, rules);
+    if (!d.localisation) d.localisation = converging_peer(t, w);
+    if (!d.localisation) d.localisation = first_failure(t, rules);
+  }
+  return d;
+}
+
+}  // namespace attribution

@@ -1,0 +1,48 @@
+#pragma once
+// Pass 6: root cause and symptom (DESIGN §5). A cause that another cause explains is secondary;
+// each symptom joins the earliest root cause that explains it; with no cause, residual
+// localisation (hang minority, converging peer, first failure) names a suspect with low confidence.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/rules.hpp"
+#include "core/timeline.hpp"
+
+namespace attribution {
+
+constexpr Micros kClockSkew = 5 * kMicrosPerSecond;  // hosts' clocks may disagree this much
+
+struct RootCause {
+  size_t finding = 0;             // index into the timeline
+  std::vector<size_t> explained;  // symptoms and secondary causes it accounts for
+};
+
+struct Link {
+  size_t finding = 0;
+  std::optional<size_t> root;  // index into Diagnosis::roots
+  std::string why;             // "rule xid.79 explains xid.45 (scope gpu, within 5m)"
+};
+
+struct Localisation {
+  std::string kind;      // hang-minority | converging-peer | first-failure
+  std::string category;  // outcome category
+  std::string family, blame, title, detail;
+  std::string host;
+  int rank = -1;
+  std::vector<size_t> findings;  // supporting evidence
+};
+
+struct Diagnosis {
+  std::vector<RootCause> roots;  // top first: priority desc, first seen, host, GPU, rule id
+  std::vector<Link> links;       // every symptom and secondary cause, timeline order
+  std::optional<Localisation> localisation;  // only when there is no root cause
+};
+
+Diagnosis resolve_precedence(const Timeline& timeline, const RuleSet& rules, const Workload& workload);
+
+// Whether cause `c` explains finding `f`; fills `why` when it does.
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why);
+
+}  // namespace attribution

@@ -1,0 +1,18 @@
+#pragma once
+// Renderers: three views of one Report. They format; they decide nothing.
+#include <string>
+
+#include "core/report.hpp"
+
+namespace attribution {
+
+std::string render_text(const Report& report);
+std::string render_json(const Report& report);
+std::string render_markdown(const Report& report);
+
+// Helpers shared by the text and Markdown renderers.
+std::string short_time(Micros t, bool inferred);  // "2025-03-14T09:41:07.123Z", "~" prefix when inferred
+std::string join_ints(const std::vector<int>& v, size_t max = 12);
+std::string join_strings(const std::vector<std::string>& v, size_t max = 12);
+
+}  // namespace attribution

@@ -1,0 +1,255 @@
+#include "core/report.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+
+#include "core/digest.hpp"
+
+namespace attribution {
+namespace {
+
+constexpr size_t kEvidencePerSymptom = 3;
+
+// Collects evidence referenced by the report, numbered later in time order.
+class EvidencePool {
+ public:
+  // Returns a placeholder key; ids are assigned by finish().
+  std::string add(const Evidence& e) {
+    std::string key = e.location + "\x1f" + e.text;
+    if (!items_.count(key)) items_.emplace(key, e);
+    return key;
+  }
+  // Sorts by (time, location) and numbers E1..En; returns key -> id.
+  std::map<std::string, std::string> finish(std::vector<ReportEvidence>* out) {
+    std::vector<std::pair<std::string, Evidence>> v(items_.begin(), items_.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.second.time, a.second.location, a.first) < std::tie(b.second.time, b.second.location, b.first);
+    });
+    std::map<std::string, std::string> ids;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const Evidence& e = v[i].second;
+      std::string id = fmt::format("E{}", i + 1);
+      ids[v[i].first] = id;
+      out->push_back(ReportEvidence{id, e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text});
+    }
+    return ids;
+  }
+
+ private:
+  std::map<std::string, Evidence> items_;
+};
+
+void rename(std::vector<std::string>& keys, const std::map<std::string, std::string>& ids) {
+  for (auto& k : keys) k = ids.at(k);
+  std::sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+    return std::make_pair(a.size(), a) < std::make_pair(b.size(), b);
+  });
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+}
+
+std::string lower_first(std::string s) {
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && (s.size() < 2 || !(s[1] >= 'A' && s[1] <= 'Z'))) s[0] += 'a' - 'A';
+  return s;
+}
+
+}  // namespace
+
+std::string where(const std::string& host, int gpu, const std::string& pci, int rank) {
+  std::string s = host.empty() ? "an unidentified host" : host;
+  if (gpu >= 0 && !pci.empty()) s += fmt::format(" GPU {} ({})", gpu, pci);
+  else if (gpu >= 0) s += fmt::format(" GPU {}", gpu);
+  else if (!pci.empty()) s += fmt::format(" GPU {}", pci);
+  if (rank >= 0) s += fmt::format(" rank {}", rank);
+  return s;
+}
+
+Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, const RuleSet& rules,
+                    std::vector<SourceCoverage> sources) {
+  Report r;
+  r.tool_version = ATTRIBUTION_VERSION;
+  r.workload = w;
+  r.rule_count = rules.rules.size();
+  r.ruleset_digest = rules.digest;
+  r.benign_lines = t.benign;
+  r.other_host_lines = t.other_hosts;
+  const auto& F = t.findings;
+  EvidencePool pool;
+  auto evidence_of = [&](const Finding& f, std::vector<std::string>& keys) {
+    for (const auto& e : f.evidence) keys.push_back(pool.add(e));
+  };
+
+  // Root causes, in the resolver's order.
+  std::set<std::string> root_hosts;
+  for (size_t i = 0; i < d.roots.size(); ++i) {
+    const Finding& f = F[d.roots[i].finding];
+    const Rule& rule = rules.rules[f.rule];
+    ReportRootCause rc{fmt::format("R{}", i + 1), rule.id, rule.title, rule.category, rule.family, rule.blame,
+                       rule.confidence, rule.action, f.host, f.pci, f.gpu, f.rank, f.first_seen, f.last_seen,
+                       f.time_inferred, f.count, static_cast<int64_t>(d.roots[i].explained.size()), false, {}, {}};
+    evidence_of(f, rc.evidence);
+    r.root_causes.push_back(std::move(rc));
+    if (!f.host.empty()) root_hosts.insert(f.host);
+  }
+  if (d.localisation) {
+    const Localisation& l = *d.localisation;
+    ReportRootCause rc;
+    rc.id = "R1";
+    rc.rule = "localisation." + l.kind;
+    rc.title = l.title;
+    rc.category = l.category;
+    rc.family = l.family;
+    rc.blame = l.blame;
+    rc.confidence = "low";
+    rc.host = l.host;
+    rc.rank = l.rank;
+    rc.localised = true;
+    rc.detail = l.detail;
+    rc.action = "Inspect " + (l.host.empty() ? std::string("the named process") : l.host) +
+                "'s logs around the first seen time; no fault signature was found, so this is a suspect, not a verdict.";
+    if (!l.findings.empty()) {
+      rc.first_seen = F[l.findings.front()].first_seen;
+      rc.last_seen = rc.first_seen;
+      rc.time_inferred = F[l.findings.front()].time_inferred;
+      for (size_t fi : l.findings) {
+        rc.count += F[fi].count;
+        rc.first_seen = std::min(rc.first_seen, F[fi].first_seen);
+        rc.last_seen = std::max(rc.last_seen, F[fi].last_seen);
+        evidence_of(F[fi], rc.evidence);
+      }
+    }
+    r.root_causes.push_back(std::move(rc));
+    if (!l.host.empty()) root_hosts.insert(l.host);
+  }
+
+  // Symptoms grouped by rule and root.
+  std::map<std::pair<std::string, std::string>, ReportSymptom> groups;
+  for (const Link& link : d.links) {
+    const Finding& f = F[link.finding];
+    const Rule& rule = rules.rules[f.rule];
+    std::string root = link.root ? r.root_causes[*link.root].id : "";
+    auto [it, fresh] = groups.try_emplace({rule.id, root});
+    ReportSymptom& s = it->second;
+    if (fresh) {
+      s.rule = rule.id;
+      s.title = rule.title;
+      s.role = std::string(to_string(rule.role));
+      s.first_seen = f.first_seen;
+      s.time_inferred = f.time_inferred;
+      s.explained_by = root;
+      s.why = link.why;
+    }
+    if (!f.time_inferred && (s.time_inferred || f.first_seen < s.first_seen)) s.first_seen = f.first_seen, s.time_inferred = false;
+    s.count += f.count;
+    if (!f.host.empty()) s.hosts.push_back(f.host);
+    if (f.rank >= 0) s.ranks.push_back(f.rank);
+    if (s.evidence.size() < kEvidencePerSymptom) evidence_of(f, s.evidence);
+  }
+  for (auto& [k, s] : groups) {
+    std::sort(s.hosts.begin(), s.hosts.end());
+    s.hosts.erase(std::unique(s.hosts.begin(), s.hosts.end()), s.hosts.end());
+    std::sort(s.ranks.begin(), s.ranks.end());
+    s.ranks.erase(std::unique(s.ranks.begin(), s.ranks.end()), s.ranks.end());
+    if (s.evidence.size() > kEvidencePerSymptom) s.evidence.resize(kEvidencePerSymptom);
+    r.symptoms.push_back(std::move(s));
+  }
+  // Explained first (by root), then unexplained; within, most lines first, then rule id.
+  std::sort(r.symptoms.begin(), r.symptoms.end(), [](const ReportSymptom& a, const ReportSymptom& b) {
+    return std::make_tuple(a.explained_by.empty(), a.explained_by.size(), a.explained_by, -a.count, a.rule) <
+           std::make_tuple(b.explained_by.empty(), b.explained_by.size(), b.explained_by, -b.count, b.rule);
+  });
+
+  auto ids = pool.finish(&r.evidence);
+  for (auto& rc : r.root_causes) rename(rc.evidence, ids);
+  for (auto& s : r.symptoms) rename(s.evidence, ids);
+
+  // Affected nodes: every workload node (or every host seen, without a node list).
+  std::map<std::string, AffectedNode> nodes;
+  for (const auto& h : w.nodes) nodes[h].host = h;
+  std::set<std::string> covered;
+  for (const auto& s : sources)
+    for (const auto& h : s.hosts_covered) covered.insert(h);
+  for (const auto& f : F) {
+    if (f.host.empty()) continue;
+    if (!w.nodes.empty() && !nodes.count(f.host)) continue;
+    AffectedNode& n = nodes[f.host];
+    n.host = f.host;
+    n.findings += f.count;
+    if (f.rank >= 0) n.ranks.push_back(f.rank);
+  }
+  std::set<size_t> root_findings;
+  for (const auto& rc : d.roots) root_findings.insert(rc.finding);
+  for (size_t i : root_findings) {
+    const Finding& f = F[i];
+    if (nodes.count(f.host) && (f.gpu >= 0 || !f.pci.empty()))
+      nodes[f.host].gpus.push_back(!f.pci.empty() ? f.pci : std::to_string(f.gpu));
+  }
+  for (auto& [h, n] : nodes) {
+    std::sort(n.ranks.begin(), n.ranks.end());
+    n.ranks.erase(std::unique(n.ranks.begin(), n.ranks.end()), n.ranks.end());
+    std::sort(n.gpus.begin(), n.gpus.end());
+    n.gpus.erase(std::unique(n.gpus.begin(), n.gpus.end()), n.gpus.end());
+    if (root_hosts.count(h)) n.role = "root_cause";
+    else if (n.findings > 0) n.role = "symptomatic";
+    else if (covered.count(h)) n.role = "clean";
+    else n.role = "no_data";
+    r.affected_nodes.push_back(n);
+  }
+
+  // Outcome from the top root cause.
+  Outcome& o = r.outcome;
+  if (!r.root_causes.empty()) {
+    const ReportRootCause& top = r.root_causes.front();
+    o.category = top.category;
+    o.family = top.family;
+    o.blame = top.blame;
+    o.confidence = top.confidence;
+    o.action = top.action;
+    int64_t explained = 0;
+    std::set<std::string> symptom_hosts;
+    for (const auto& s : r.symptoms)
+      if (s.explained_by == top.id) {
+        explained += s.count;
+        symptom_hosts.insert(s.hosts.begin(), s.hosts.end());
+      }
+    if (top.localised) {
+      o.summary = fmt::format("No fault signature found; {}.", lower_first(top.title));
+    } else {
+      o.summary = fmt::format("{} on {} is the root cause", top.title, where(top.host, top.gpu, top.pci, top.rank));
+      if (explained > 0)
+        o.summary += fmt::format("; {} later error line(s) on {} node(s) are its symptoms", explained, symptom_hosts.size());
+      o.summary += ".";
+    }
+    if (r.root_causes.size() > 1 && !top.localised)
+      o.summary += fmt::format(" {} other independent cause(s) are listed.", r.root_causes.size() - 1);
+    for (const auto& rc : r.root_causes)
+      if (rc.blame == "infrastructure" && !rc.host.empty() && !rc.localised) o.exclude_nodes.push_back(rc.host);
+    std::sort(o.exclude_nodes.begin(), o.exclude_nodes.end());
+    o.exclude_nodes.erase(std::unique(o.exclude_nodes.begin(), o.exclude_nodes.end()), o.exclude_nodes.end());
+  } else {
+    o.category = "no_failure_signature";
+    o.family = "unknown";
+    o.blame = "unknown";
+    o.confidence = "low";
+    int64_t n = 0;
+    for (const auto& s : r.symptoms) n += s.count;
+    o.summary = n ? fmt::format("{} error line(s) were found but none is a known cause, and they do not localise a suspect.", n)
+                  : "No failure signature was found in the collected logs.";
+    o.action = "Check the sources section for missing data; add sources or rules for this failure.";
+  }
+
+  // Inputs digest: each source's coverage and every kept line, so equal inputs give equal digests.
+  Sha256 dig;
+  for (const auto& s : sources) dig.update(fmt::format("{}|{}|{}|{}|{}\n", s.name, s.kind, s.files, s.bytes, s.records));
+  for (const auto& f : F)
+    for (const auto& e : f.evidence) dig.update(e.location).update("\x1f").update(e.text).update("\n");
+  r.inputs_digest = dig.hex();
+  int64_t bytes = 0;
+  for (const auto& s : sources) bytes += s.bytes;
+  r.usable_data = bytes > 0 || !F.empty();
+  r.sources = std::move(sources);
+  return r;
+}
+
+}  // namespace attribution

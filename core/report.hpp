@@ -1,0 +1,83 @@
+#pragma once
+// Pass 7: the one report model every renderer reads (DESIGN §4, schema attribution.report/1).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/precedence.hpp"
+#include "core/rules.hpp"
+#include "core/timeline.hpp"
+
+namespace attribution {
+
+constexpr const char* kSchemaVersion = "attribution.report/1";
+
+struct ReportEvidence {
+  std::string id;
+  Micros time = 0;
+  bool time_inferred = false;
+  std::string source, host;
+  int rank = -1;
+  std::string location, text;
+};
+
+struct ReportRootCause {
+  std::string id, rule, title, category, family, blame, confidence, action;
+  std::string host, pci;
+  int gpu = -1, rank = -1;
+  Micros first_seen = 0, last_seen = 0;
+  bool time_inferred = false;
+  int64_t count = 0;
+  int64_t explains = 0;  // symptoms and secondary causes attached
+  bool localised = false;  // residual localisation, not a matched fault signature
+  std::string detail;
+  std::vector<std::string> evidence;
+};
+
+struct ReportSymptom {
+  std::string rule, title, role;  // role: symptom, or cause when a secondary cause
+  std::vector<std::string> hosts;
+  std::vector<int> ranks;
+  int64_t count = 0;
+  Micros first_seen = 0;
+  bool time_inferred = false;
+  std::string explained_by;  // root cause id, empty for none
+  std::string why;
+  std::vector<std::string> evidence;
+};
+
+struct AffectedNode {
+  std::string host, role;  // root_cause | symptomatic | clean | no_data
+  std::vector<std::string> gpus;
+  std::vector<int> ranks;
+  int64_t findings = 0;
+};
+
+struct Outcome {
+  std::string category, family, blame, summary, confidence, action;
+  std::vector<std::string> exclude_nodes;
+};
+
+struct Report {
+  std::string tool_version;
+  Workload workload;
+  Outcome outcome;
+  std::vector<ReportRootCause> root_causes;
+  std::vector<ReportSymptom> symptoms;
+  std::vector<AffectedNode> affected_nodes;
+  std::vector<ReportEvidence> evidence;
+  std::vector<SourceCoverage> sources;
+  size_t rule_count = 0;
+  std::string ruleset_digest, inputs_digest;
+  int64_t benign_lines = 0, other_host_lines = 0;
+  bool usable_data = true;  // false when no source produced any bytes
+};
+
+Report build_report(const Workload& workload, const Timeline& timeline, const Diagnosis& diagnosis,
+                    const RuleSet& rules, std::vector<SourceCoverage> sources);
+
+// Shared by renderers: "node03 GPU 5 (0000:b9:00.0)" or "node03".
+std::string where(const std::string& host, int gpu, const std::string& pci, int rank);
+
+}  // namespace attribution

@@ -1,0 +1,319 @@
+#include "core/rules.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fnmatch.h>
+#include <re2/re2.h>
+
+#include "core/digest.hpp"
+#include "core/duration.hpp"
+#include "core/toml_util.hpp"
+
+namespace attribution {
+namespace fs = std::filesystem;
+
+std::string_view to_string(Role r) {
+  switch (r) {
+    case Role::cause: return "cause";
+    case Role::symptom: return "symptom";
+    case Role::context: return "context";
+    case Role::benign: return "benign";
+  }
+  return "?";
+}
+
+std::string_view to_string(Scope s) {
+  switch (s) {
+    case Scope::gpu: return "gpu";
+    case Scope::host: return "host";
+    case Scope::job: return "job";
+    case Scope::peer: return "peer";
+  }
+  return "?";
+}
+
+bool Rule::reads_stream(std::string_view stream) const {
+  return streams.empty() || std::find(streams.begin(), streams.end(), stream) != streams.end();
+}
+
+const Rule* RuleSet::find(std::string_view id) const {
+  auto it = std::lower_bound(rules.begin(), rules.end(), id, [](const Rule& r, std::string_view v) { return r.id < v; });
+  return it != rules.end() && it->id == id ? &*it : nullptr;
+}
+
+bool selector_matches(std::string_view sel, const Rule& r) {
+  if (sel.substr(0, 9) == "category:") return r.category == sel.substr(9);
+  if (sel.substr(0, 7) == "family:") return r.family == sel.substr(7);
+  if (sel.substr(0, 5) == "role:") return to_string(r.role) == sel.substr(5);
+  return fnmatch(std::string(sel).c_str(), r.id.c_str(), 0) == 0;
+}
+
+namespace {
+
+const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
+                                         "category", "family", "blame", "confidence", "action", "priority",
+                                         "burst", "scope", "within", "explains", "match", "no_match"};
+const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
+                                         "network-fabric", "host", "host-oom", "storage", "scheduler",
+                                         "application", "configuration", "unknown"};
+
+Result<Scope> parse_scope(const TomlReader& r, std::string_view key, std::string_view v) {
+  if (v == "gpu") return Scope::gpu;
+  if (v == "host") return Scope::host;
+  if (v == "job") return Scope::job;
+  if (v == "peer") return Scope::peer;
+  return r.error(key, fmt::format("scope '{}' is not one of gpu, host, job, peer", v));
+}
+
+Result<Micros> duration_field(const TomlReader& r, std::string_view key, Micros dflt) {
+  auto s = r.str(key);
+  if (!s) return s.error();
+  if (!s.value()) return dflt;
+  auto d = parse_duration(**s);
+  if (!d) return r.error(key, d.error().message, d.error().hint);
+  return *d;
+}
+
+// Every error path in one place keeps the rule parser readable.
+#define TRY_ASSIGN(lhs, expr)            \
+  do {                                   \
+    auto _r = (expr);                    \
+    if (!_r) return _r.error();          \
+    lhs = std::move(_r.value());         \
+  } while (0)
+
+Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
+  TomlReader r(t, file, fmt::format("rule[{}]", index));
+  Rule rule;
+  rule.file = file;
+  rule.line = r.line();
+  std::optional<std::string> s;
+  TRY_ASSIGN(s, r.str("id", true));
+  rule.id = *s;
+  TomlReader rr(t, file, "rule " + rule.id);
+  auto need = [&](std::string_view key, std::string& out, bool required) -> Status {
+    auto v = rr.str(key, required);
+    if (!v) return v.error();
+    if (v.value()) out = **v;
+    return Ok{};
+  };
+  if (auto st = rr.only_keys(kRuleKeys); !st) return st.error();
+  for (auto [key, out, req] : std::initializer_list<std::tuple<const char*, std::string*, bool>>{
+           {"title", &rule.title, true}, {"pattern", &rule.pattern, true}, {"category", &rule.category, false},
+           {"family", &rule.family, false}, {"blame", &rule.blame, false}, {"confidence", &rule.confidence, false},
+           {"action", &rule.action, false}})
+    if (auto st = need(key, *out, req); !st) return st.error();
+  TRY_ASSIGN(rule.literals, rr.str_list("literals"));
+  if (rule.literals.empty()) return rr.error("literals", "a rule needs at least one literal for the prefilter");
+  for (const auto& l : rule.literals)
+    if (l.empty()) return rr.error("literals", "a literal must not be empty");
+  TRY_ASSIGN(rule.streams, rr.str_list("streams"));
+  for (const auto& st : rule.streams)
+    if (st != "applog" && st != "syslog" && st != "scheduler" && st != "metrics")
+      return rr.error("streams", fmt::format("stream '{}' is not one of applog, syslog, scheduler, metrics", st));
+  std::string role;
+  if (auto st = need("role", role, true); !st) return st.error();
+  if (role == "cause") rule.role = Role::cause;
+  else if (role == "symptom") rule.role = Role::symptom;
+  else if (role == "context") rule.role = Role::context;
+  else if (role == "benign") rule.role = Role::benign;
+  else return rr.error("role", fmt::format("role '{}' is not one of cause, symptom, context, benign", role));
+  if (rule.role == Role::cause && (rule.category.empty() || rule.family.empty() || rule.blame.empty()))
+    return rr.error("", "a cause needs category, family and blame");
+  if (!rule.family.empty() && !kFamilies.count(rule.family))
+    return rr.error("family", fmt::format("family '{}' is not a known family", rule.family),
+                    "see docs/rules.md for the list");
+  if (!rule.blame.empty() && rule.blame != "infrastructure" && rule.blame != "application" &&
+      rule.blame != "scheduler" && rule.blame != "unknown")
+    return rr.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", rule.blame));
+  if (rule.confidence.empty()) rule.confidence = rule.role == Role::cause ? "high" : "medium";
+  if (rule.confidence != "high" && rule.confidence != "medium" && rule.confidence != "low")
+    return rr.error("confidence", "confidence must be high, medium or low");
+  std::optional<int64_t> n;
+  TRY_ASSIGN(n, rr.integer("priority"));
+  if (n) rule.priority = static_cast<int>(*n);
+  TRY_ASSIGN(n, rr.integer("lines"));
+  if (n) {
+    if (*n < 1 || *n > 64) return rr.error("lines", "lines must be between 1 and 64");
+    rule.lines = static_cast<int>(*n);
+  }
+  TRY_ASSIGN(rule.burst, duration_field(rr, "burst", 60 * kMicrosPerSecond));
+  Micros within;
+  TRY_ASSIGN(within, duration_field(rr, "within", 30 * 60 * kMicrosPerSecond));
+  std::string scope_text = "job";
+  if (auto st = need("scope", scope_text, false); !st) return st.error();
+  Scope scope;
+  TRY_ASSIGN(scope, parse_scope(rr, "scope", scope_text));
+  if (const toml::array* ex = t["explains"].as_array()) {
+    for (const auto& el : *ex) {
+      Explain e{"", scope, within};
+      if (auto v = el.value<std::string>()) {
+        e.what = *v;
+      } else if (const toml::table* et = el.as_table()) {
+        TomlReader er(*et, file, "rule " + rule.id + ".explains");
+        if (auto st = er.only_keys({"what", "scope", "within"}); !st) return st.error();
+        TRY_ASSIGN(s, er.str("what", true));
+        e.what = *s;
+        TRY_ASSIGN(s, er.str("scope"));
+        if (s) TRY_ASSIGN(e.scope, parse_scope(er, "scope", *s));
+        TRY_ASSIGN(e.within, duration_field(er, "within", within));
+      } else {
+        return rr.error("explains", "each explains entry is a string or a table {what, scope, within}");
+      }
+      rule.explains.push_back(std::move(e));
+    }
+  } else if (t.contains("explains")) {
+    return rr.error("explains", "explains must be a list");
+  }
+  if (rule.role != Role::cause && !rule.explains.empty())
+    return rr.error("explains", "only a cause explains other findings");
+  if (const toml::array* m = t["match"].as_array()) {
+    for (const auto& el : *m) {
+      const toml::table* mt = el.as_table();
+      if (!mt) return rr.error("match", "each match sample is a table {line, captures}");
+      TomlReader mr(*mt, file, "rule " + rule.id + ".match");
+      if (auto st = mr.only_keys({"line", "captures"}); !st) return st.error();
+      Sample sample;
+      sample.source_line = mr.line();
+      TRY_ASSIGN(s, mr.str("line", true));
+      sample.line = *s;
+      if (const toml::node* c = mt->get("captures")) {
+        const toml::table* ct = c->as_table();
+        if (!ct) return mr.error("captures", "captures must be a table of strings");
+        for (const auto& [k, v] : *ct) {
+          auto vs = v.value<std::string>();
+          if (!vs) return mr.error("captures", "capture values must be strings");
+          sample.captures[std::string(k.str())] = *vs;
+        }
+      }
+      rule.match.push_back(std::move(sample));
+    }
+  }
+  if (rule.match.empty()) return rr.error("match", "a rule needs at least one match sample");
+  if (const toml::array* m = t["no_match"].as_array()) {
+    for (const auto& el : *m) {
+      auto v = el.value<std::string>();
+      if (!v) return rr.error("no_match", "no_match samples are strings");
+      rule.no_match.push_back(Sample{*v, {}, static_cast<long>(el.source().begin.line)});
+    }
+  }
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  auto re = std::make_shared<RE2>(rule.pattern, opt);
+  if (!re->ok()) return rr.error("pattern", "pattern does not compile: " + re->error());
+  rule.re = std::move(re);
+  return rule;
+}
+
+}  // namespace
+
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file) {
+  auto doc = parse_toml(text, file);
+  if (!doc) return doc.error();
+  std::vector<Rule> out;
+  for (const auto& [k, v] : *doc)
+    if (k.str() != "rule")
+      return make_error(ErrorKind::rules, fmt::format("unknown top-level key '{}'", k.str()), file,
+                        static_cast<long>(v.source().begin.line), std::string(k.str()), "rules are [[rule]] tables");
+  const toml::array* arr = (*doc)["rule"].as_array();
+  if (!arr) return out;
+  size_t i = 0;
+  for (const auto& el : *arr) {
+    const toml::table* t = el.as_table();
+    if (!t) return make_error(ErrorKind::rules, "each rule must be a [[rule]] table", file, 0);
+    auto rule = parse_rule(*t, file, i++);
+    if (!rule) {
+      Error e = rule.error();
+      e.kind = ErrorKind::rules;
+      return e;
+    }
+    out.push_back(std::move(rule.value()));
+  }
+  return out;
+}
+
+Status check_samples(const Rule& rule) {
+  auto fail = [&](const Sample& s, std::string msg) {
+    return make_error(ErrorKind::rules, fmt::format("rule {}: {}", rule.id, msg), rule.file, s.source_line, rule.id,
+                      "fix the pattern, the literals or the sample");
+  };
+  auto literal_hit = [&](std::string_view line) {
+    // A multi-line rule's literal must be on the first line: that line triggers the block.
+    std::string_view first = line.substr(0, line.find('\n'));
+    for (const auto& l : rule.literals)
+      if (first.find(l) != std::string_view::npos) return true;
+    return false;
+  };
+  int ngroups = rule.re->NumberOfCapturingGroups();
+  for (size_t i = 0; i < rule.match.size(); ++i) {
+    const Sample& s = rule.match[i];
+    if (!literal_hit(s.line)) return fail(s, fmt::format("match sample {} contains none of the literals", i + 1));
+    std::vector<re2::StringPiece> groups(ngroups + 1);
+    if (!rule.re->Match(s.line, 0, s.line.size(), RE2::UNANCHORED, groups.data(), ngroups + 1))
+      return fail(s, fmt::format("match sample {} does not match the pattern", i + 1));
+    const auto& names = rule.re->NamedCapturingGroups();
+    for (const auto& [name, want] : s.captures) {
+      auto it = names.find(name);
+      if (it == names.end()) return fail(s, fmt::format("sample {} expects capture '{}', which the pattern lacks", i + 1, name));
+      std::string got(groups[it->second].data() ? std::string(groups[it->second]) : "");
+      if (got != want)
+        return fail(s, fmt::format("sample {}: capture '{}' is '{}', expected '{}'", i + 1, name, got, want));
+    }
+  }
+  for (size_t i = 0; i < rule.no_match.size(); ++i) {
+    const Sample& s = rule.no_match[i];
+    if (literal_hit(s.line) && RE2::PartialMatch(s.line, *rule.re))
+      return fail(s, fmt::format("no_match sample {} matches", i + 1));
+  }
+  return Ok{};
+}
+
+Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
+  std::map<std::string, Rule> by_id;
+  Sha256 digest;
+  auto add = [&](std::string_view text, const std::string& name, bool user) -> Status {
+    auto rules = parse_rules(text, name);
+    if (!rules) return rules.error();
+    digest.update(name).update("\n").update(text).update("\n");
+    std::set<std::string> seen;
+    for (auto& r : *rules) {
+      if (!seen.insert(r.id).second)
+        return make_error(ErrorKind::rules, fmt::format("rule id '{}' defined twice", r.id), name, r.line, r.id);
+      if (!user && by_id.count(r.id))
+        return make_error(ErrorKind::rules, fmt::format("built-in rule id '{}' defined twice", r.id), name, r.line, r.id);
+      if (auto st = check_samples(r); !st) return st.error();
+      by_id[r.id] = std::move(r);
+    }
+    return Ok{};
+  };
+  if (with_builtins)
+    for (const auto& e : builtin_rulesets())
+      if (auto st = add(e.text, e.name, false); !st) return st.error();
+  for (const auto& p : user_paths) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      for (const auto& de : fs::directory_iterator(p, ec))
+        if (de.path().extension() == ".toml") files.push_back(de.path().string());
+      std::sort(files.begin(), files.end());
+    } else {
+      files.push_back(p);
+    }
+    for (const auto& f : files) {
+      auto text = read_text_file(f);
+      if (!text) {
+        Error e = text.error();
+        e.kind = ErrorKind::rules;
+        return e;
+      }
+      if (auto st = add(*text, f, true); !st) return st.error();
+    }
+  }
+  RuleSet set;
+  for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
+  set.digest = digest.hex();
+  return set;
+}
+
+}  // namespace attribution

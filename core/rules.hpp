@@ -1,0 +1,72 @@
+#pragma once
+// Rules as data: the model, the TOML loader and the sample checks (docs/rules.md).
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+#include "core/time.hpp"
+
+namespace re2 {
+class RE2;
+}
+
+namespace attribution {
+
+enum class Role { cause, symptom, context, benign };
+enum class Scope { gpu, host, job, peer };
+
+std::string_view to_string(Role r);
+std::string_view to_string(Scope s);
+
+struct Explain {
+  std::string what;  // rule id or glob, "category:X", "family:X", "role:symptom"
+  Scope scope = Scope::job;
+  Micros within = 0;
+};
+
+struct Sample {
+  std::string line;
+  std::map<std::string, std::string> captures;  // expected named groups
+  long source_line = 0;
+};
+
+struct Rule {
+  std::string id, title, pattern, category, family, blame, confidence, action;
+  std::vector<std::string> literals, streams;
+  Role role = Role::symptom;
+  int priority = 50;
+  int lines = 1;
+  Micros burst = 60 * kMicrosPerSecond;
+  std::vector<Explain> explains;
+  std::vector<Sample> match, no_match;
+  std::string file;  // where it was defined, for messages
+  long line = 0;
+  std::shared_ptr<const re2::RE2> re;
+  bool reads_stream(std::string_view stream) const;
+};
+
+struct EmbeddedRuleset {
+  const char* name;
+  const char* text;
+};
+const std::vector<EmbeddedRuleset>& builtin_rulesets();
+
+struct RuleSet {
+  std::vector<Rule> rules;  // sorted by id
+  std::string digest;       // SHA-256 over the rule sources used
+  const Rule* find(std::string_view id) const;
+};
+
+// Parses one ruleset file's text; compiles patterns; does not run samples.
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file);
+// Built-ins, then each user file or directory of *.toml (same id replaces). Checks every sample.
+Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// Runs one rule's samples through the same prefilter + pattern path that scanning uses.
+Status check_samples(const Rule& rule);
+// A selector of an `explains` entry matches a rule.
+bool selector_matches(std::string_view selector, const Rule& rule);
+
+}  // namespace attribution

@@ -1,0 +1,294 @@
+#include "core/scan.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fmt/format.h>
+#include <thread>
+
+#include "core/identity.hpp"
+#include "core/json_writer.hpp"
+#include "core/line_prefix.hpp"
+#include "sources/line_buffer.hpp"
+
+namespace attribution {
+namespace {
+
+constexpr int kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
+
+struct FileScan {
+  std::vector<Finding> findings;
+  int64_t bytes = 0;
+  std::string problem;  // why the file was skipped or only partly read
+  bool failed = false;
+  std::vector<std::string> hosts;
+};
+
+std::string_view line_at(std::string_view buf, size_t start) {
+  size_t eol = buf.find('\n', start);
+  std::string_view l = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  return l;
+}
+
+std::string short_host(std::string_view h) {
+  if (!is_ip_address(h)) h = h.substr(0, h.find('.'));
+  return std::string(h);
+}
+
+std::string evidence_text(std::string_view line) {
+  if (line.size() <= kMaxEvidenceText) return sanitize_utf8(line);
+  // Cut on a UTF-8 boundary so the kept prefix stays valid.
+  size_t cut = kMaxEvidenceText;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return sanitize_utf8(line.substr(0, cut)) + fmt::format(" [... {} more bytes]", line.size() - cut);
+}
+
+class FileScanner {
+ public:
+  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w)
+      : file_(file), src_(src), m_(m), w_(w) {
+    ctx_.zone = src.zone;
+    ctx_.boot = src.boot_time;
+    stream_ = src.stream;
+    if (src.kind == "files" && src.name == "logs" && is_system_log_name(file.path)) stream_ = "syslog";
+  }
+
+  FileScan run() {
+    FileScan out;
+    auto bytes = FileBytes::open(file_.path);
+    if (!bytes) {
+      out.failed = true;
+      out.problem = fmt::format("{}: {}", file_.path, bytes.error().message);
+      return out;
+    }
+    out.bytes = bytes->stored_bytes();
+    std::string_view buf = bytes->view();
+    if (looks_binary(buf)) {
+      out.failed = true;
+      out.problem = fmt::format("{}: skipped, binary content", file_.path);
+      return out;
+    }
+    ctx_.year_anchor = year_anchor();
+    buf_ = buf;
+    size_t pos = 0, counted_pos = 0;
+    int64_t counted_lines = 0;
+    std::vector<int> hits, blocks;
+    while ((pos = m_.next_candidate_line(buf, pos)) != std::string_view::npos) {
+      counted_lines += std::count(buf.begin() + counted_pos, buf.begin() + pos, '\n');
+      counted_pos = pos;
+      std::string_view line = line_at(buf, pos);
+      m_.match_line(line, stream_, &hits);
+      m_.block_triggers(line, stream_, &blocks);
+      if (!hits.empty() || !blocks.empty()) {
+        LinePrefix prefix = parse_line_prefix(line);
+        for (int r : hits) emit(r, line, line, pos, counted_lines + 1, prefix, out);
+        for (int r : blocks) {
+          std::string block = join_block(pos, m_.rules().rules[r].lines);
+          emit(r, line, block, pos, counted_lines + 1, prefix, out);
+        }
+      }
+      size_t eol = buf.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    return out;
+  }
+
+ private:
+  Micros year_anchor() const {
+    if (w_.start && w_.end) return *w_.start + (*w_.end - *w_.start) / 2;
+    if (w_.start) return *w_.start;
+    if (w_.end) return *w_.end;
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(file_.path, ec);
+    if (ec) return 0;
+    auto sys = std::chrono::file_clock::to_sys(mtime);
+    return std::chrono::duration_cast<std::chrono::microseconds>(sys.time_since_epoch()).count();
+  }
+
+  // The lines of a multi-line block, each without its rank/label prefix, joined by '\n'.
+  std::string join_block(size_t start, int lines) const {
+    std::string out;
+    size_t pos = start;
+    for (int i = 0; i < lines && pos < buf_.size(); ++i) {
+      std::string_view l = line_at(buf_, pos);
+      LinePrefix p = parse_line_prefix(l);
+      // Only rank/label prefixes are removed: block patterns read the message layout.
+      std::string_view msg = p.civil || p.mono || p.epoch ? l : l.substr(p.message_offset);
+      if (i) out += '\n';
+      out.append(msg.substr(0, kMaxEvidenceText));
+      size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    return out;
+  }
+
+  std::optional<Micros> boot_from_file() {
+    if (boot_searched_) return boot_;
+    boot_searched_ = true;
+    size_t pos = 0;
+    for (int n = 0; n < 200000 && pos < buf_.size(); ++n) {
+      std::string_view l = line_at(buf_, pos);
+      LinePrefix p = parse_line_prefix(l);
+      if (p.mono && (p.civil || p.epoch)) {
+        TimeContext c = ctx_;
+        c.boot.reset();
+        LinePrefix wall = p;
+        wall.mono.reset();
+        if (auto t = resolve_time(wall, c)) {
+          boot_ = *t - *p.mono;
+          return boot_;
+        }
+      }
+      size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    return boot_;
+  }
+
+  std::optional<Micros> time_of(const LinePrefix& p) {
+    if (!p.civil && !p.epoch && p.mono && !ctx_.boot) ctx_.boot = boot_from_file();
+    return resolve_time(p, ctx_);
+  }
+
+  // A line without its own time takes its nearest timed neighbour's, earlier first.
+  Micros inferred_time(size_t pos) {
+    size_t start = pos;
+    for (int n = 0; n < kInferSearchLines && start > 0; ++n) {
+      size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
+      start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) return *t;
+    }
+    size_t p;
+    p = buf_.find('\n', pos);
+    for (int n = 0; n < kInferSearchLines && p != std::string_view::npos; ++n) {
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) return *t;
+      p = buf_.find('\n', p + 1);
+    }
+    return w_.window_known && w_.start ? *w_.start : ctx_.year_anchor;
+  }
+
+  void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
+            const LinePrefix& prefix, FileScan& out) {
+    Finding f;
+    f.rule = rule;
+    if (!m_.captures(rule, text, &f.fields)) return;
+    std::optional<Micros> t;
+    if (auto it = f.fields.find("time"); it != f.fields.end()) {
+      if (auto c = parse_iso8601(it->second)) t = c->utc_offset_s ? civil_to_micros_utc(*c) - Micros(*c->utc_offset_s) * kMicrosPerSecond
+                                                                 : ctx_.zone.to_utc(*c);
+    }
+    if (!t) t = time_of(prefix);
+    f.time_inferred = !t;
+    f.first_seen = f.last_seen = t ? *t : inferred_time(pos);
+    if (t && w_.window_known && !w_.window.contains(*t)) return;
+    auto field = [&](const char* k) -> std::string {
+      auto it = f.fields.find(k);
+      return it == f.fields.end() ? std::string() : it->second;
+    };
+    std::string h = field("host");
+    f.host = short_host(!h.empty() ? h : !prefix.host.empty() ? prefix.host : file_.host_hint);
+    std::string r = field("rank");
+    f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : file_.rank_hint;
+    std::string g = field("gpu");
+    f.gpu = !g.empty() ? std::atoi(g.c_str()) : prefix.gpu;
+    if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
+    if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
+    if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    Evidence e;
+    e.time = f.first_seen;
+    e.time_inferred = f.time_inferred;
+    e.source = src_.name;
+    e.host = f.host;
+    e.rank = f.rank;
+    e.location = fmt::format("{}:{}", file_.path, line_no);
+    if (text.size() == line.size()) {
+      e.text = evidence_text(line);
+    } else {  // a block: its lines joined by " | "
+      for (size_t a = 0; a <= text.size();) {
+        size_t b = text.find('\n', a);
+        if (b == std::string_view::npos) b = text.size();
+        e.text += (a ? " | " : "") + evidence_text(text.substr(a, b - a));
+        a = b + 1;
+      }
+    }
+    f.evidence.push_back(std::move(e));
+    out.findings.push_back(std::move(f));
+  }
+
+  const InputFile& file_;
+  const SourceRuntime& src_;
+  const Matcher& m_;
+  const Workload& w_;
+  TimeContext ctx_;
+  std::string stream_;
+  std::string_view buf_;
+  bool boot_searched_ = false;
+  std::optional<Micros> boot_;
+};
+
+}  // namespace
+
+ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads) {
+  std::vector<FileScan> results(c.files.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
+      const InputFile& f = c.files[i];
+      results[i] = FileScanner(f, c.sources[f.source], matcher, workload).run();
+    }
+  };
+  int n = std::max(1, std::min<int>(threads, static_cast<int>(c.files.size())));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  ScanResult out;
+  std::vector<int64_t> failed(c.sources.size(), 0);
+  for (size_t i = 0; i < results.size(); ++i) {
+    SourceCoverage& cov = c.coverage[c.files[i].source];
+    FileScan& r = results[i];
+    cov.files += 1;
+    cov.bytes += r.bytes;
+    if (!r.problem.empty()) cov.problems.push_back(r.problem);
+    if (r.failed) ++failed[c.files[i].source];
+    cov.records += static_cast<int64_t>(r.findings.size());
+    for (auto& f : r.findings) {
+      if (!f.time_inferred) {
+        out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
+        out.latest = std::max(out.latest.value_or(f.first_seen), f.first_seen);
+      }
+      if (!f.host.empty() &&
+          std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), f.host) == cov.hosts_covered.end() &&
+          (workload.nodes.empty() ||
+           std::find(workload.nodes.begin(), workload.nodes.end(), f.host) != workload.nodes.end()))
+        cov.hosts_covered.push_back(f.host);
+      out.findings.push_back(std::move(f));
+    }
+  }
+  for (size_t s = 0; s < c.sources.size(); ++s) {
+    SourceCoverage& cov = c.coverage[s];
+    std::sort(cov.hosts_covered.begin(), cov.hosts_covered.end());
+    if (cov.status == SourceStatus::skipped) continue;
+    if (cov.files == 0) {
+      cov.status = SourceStatus::empty;
+      cov.reason = cov.problems.empty() ? "no files" : cov.problems.front();
+    } else if (failed[s] == cov.files) {
+      cov.status = SourceStatus::error;
+      cov.reason = cov.problems.front();
+    } else if (!cov.problems.empty()) {
+      cov.status = SourceStatus::partial;
+      cov.reason = fmt::format("{} problem(s); first: {}", cov.problems.size(), cov.problems.front());
+    } else if (cov.hosts_expected > 0 && static_cast<int64_t>(cov.hosts_covered.size()) < cov.hosts_expected) {
+      cov.status = SourceStatus::ok;
+      cov.reason = "some hosts had no matching lines";
+    }
+  }
+  return out;
+}
+
+}  // namespace attribution

@@ -1,0 +1,23 @@
+#pragma once
+// Pass 4: stream every collected file through the prefilter and the rules; each hit becomes a
+// Finding with its evidence (source, path:line, time, text). Files run in parallel; results are
+// merged in collection order so the thread count never changes the output.
+#include <vector>
+
+#include "core/collect.hpp"
+#include "core/matcher.hpp"
+#include "core/model.hpp"
+
+namespace attribution {
+
+struct ScanResult {
+  std::vector<Finding> findings;  // collection order, then line order
+  std::optional<Micros> earliest, latest;  // span of real (not inferred) times seen in hits
+};
+
+ScanResult scan(Collection& collection, const Matcher& matcher, const Workload& workload, int threads);
+
+// Exposed for tests: the maximum evidence text kept per line.
+constexpr size_t kMaxEvidenceText = 2048;
+
+}  // namespace attribution

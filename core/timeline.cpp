@@ -1,0 +1,119 @@
+#include "core/timeline.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/identity.hpp"
+
+namespace attribution {
+namespace {
+
+// The value seen most often; ties go to the smallest, so the result never depends on order.
+template <typename K, typename V>
+std::map<K, V> majority(const std::map<K, std::map<V, int>>& votes) {
+  std::map<K, V> out;
+  for (const auto& [k, vs] : votes) {
+    auto best = vs.begin();
+    for (auto it = vs.begin(); it != vs.end(); ++it)
+      if (it->second > best->second) best = it;
+    out[k] = best->first;
+  }
+  return out;
+}
+
+struct GpuId {
+  int gpu = -1;
+  std::string pci;
+  bool operator<(const GpuId& o) const { return std::tie(gpu, pci) < std::tie(o.gpu, o.pci); }
+};
+
+auto sort_key(const Finding& f, const RuleSet& rules) {
+  return std::make_tuple(f.first_seen, std::cref(rules.rules[f.rule].id), std::cref(f.host), f.rank, f.gpu,
+                         std::cref(f.pci), std::cref(f.evidence.front().location));
+}
+
+}  // namespace
+
+Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload) {
+  Timeline out;
+  // 1. What the lines teach about the job's layout.
+  std::map<int, std::map<std::string, int>> rank_host_votes;
+  std::map<std::string, std::map<std::string, int>> ip_host_votes;
+  std::map<int, std::map<GpuId, int>> rank_gpu_votes;
+  std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
+  for (const auto& f : raw) {
+    if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
+    if (auto it = f.fields.find("ip"); it != f.fields.end() && !f.host.empty())
+      ip_host_votes[peer_host(it->second)][f.host]++;
+    if (f.rank >= 0 && f.gpu >= 0 && rules.rules[f.rule].role == Role::context)
+      rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
+    if (!f.host.empty() && f.gpu >= 0 && !f.pci.empty()) host_gpu_pci_votes[{f.host, f.gpu}][f.pci]++;
+  }
+  auto rank_host = majority(rank_host_votes);
+  auto ip_host = majority(ip_host_votes);
+  auto rank_gpu = majority(rank_gpu_votes);
+  auto host_gpu_pci = majority(host_gpu_pci_votes);
+  std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
+  for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
+
+  // 2. Fill in what each finding lacks.
+  std::vector<Finding> kept;
+  kept.reserve(raw.size());
+  for (auto& f : raw) {
+    const Rule& rule = rules.rules[f.rule];
+    if (rule.role == Role::benign) {
+      out.benign += f.count;
+      continue;
+    }
+    if (!f.host.empty() && !workload.nodes.empty() &&
+        std::find(workload.nodes.begin(), workload.nodes.end(), f.host) == workload.nodes.end()) {
+      out.other_hosts += f.count;  // a node outside this workload: not evidence about it
+      continue;
+    }
+    if (f.host.empty() && f.rank >= 0)
+      if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;
+    if (f.gpu < 0 && f.rank >= 0)
+      if (auto it = rank_gpu.find(f.rank); it != rank_gpu.end()) {
+        f.gpu = it->second.gpu;
+        if (f.pci.empty()) f.pci = it->second.pci;
+      }
+    if (f.pci.empty() && f.gpu >= 0)
+      if (auto it = host_gpu_pci.find({f.host, f.gpu}); it != host_gpu_pci.end()) f.pci = it->second;
+    if (f.gpu < 0 && !f.pci.empty())
+      if (auto it = host_pci_gpu.find({f.host, f.pci}); it != host_pci_gpu.end()) f.gpu = it->second;
+    if (!f.peer.empty() && is_ip_address(f.peer))
+      if (auto it = ip_host.find(f.peer); it != ip_host.end()) f.peer = it->second;
+    for (auto& e : f.evidence)
+      if (e.host.empty()) e.host = f.host;
+    kept.push_back(std::move(f));
+  }
+
+  // 3. Fold bursts: same rule, host, GPU, rank and peer, closer than the rule's burst gap.
+  std::sort(kept.begin(), kept.end(), [&](const Finding& a, const Finding& b) {
+    return std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer) < std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer) ||
+           (std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer) == std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer) &&
+            sort_key(a, rules) < sort_key(b, rules));
+  });
+  std::vector<Finding> folded;
+  for (auto& f : kept) {
+    if (!folded.empty()) {
+      Finding& p = folded.back();
+      bool same = std::tie(p.rule, p.host, p.pci, p.gpu, p.rank, p.peer) == std::tie(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer);
+      bool close = p.time_inferred || f.time_inferred || f.first_seen - p.last_seen <= rules.rules[f.rule].burst;
+      if (same && close && p.time_inferred == f.time_inferred) {
+        p.count += f.count;
+        p.last_seen = std::max(p.last_seen, f.last_seen);
+        if (p.evidence.size() < 2) p.evidence.push_back(std::move(f.evidence.back()));
+        else p.evidence.back() = std::move(f.evidence.back());
+        continue;
+      }
+    }
+    folded.push_back(std::move(f));
+  }
+  std::sort(folded.begin(), folded.end(),
+            [&](const Finding& a, const Finding& b) { return sort_key(a, rules) < sort_key(b, rules); });
+  out.findings = std::move(folded);
+  return out;
+}
+
+}  // namespace attribution

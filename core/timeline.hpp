@@ -1,0 +1,21 @@
+#pragma once
+// Pass 5: one normalised timeline. Learns rank -> host/GPU and IP -> host from context lines,
+// fills what each finding lacks, folds bursts (count, first/last seen), sorts deterministically.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/model.hpp"
+#include "core/rules.hpp"
+
+namespace attribution {
+
+struct Timeline {
+  std::vector<Finding> findings;  // sorted by (first_seen, rule id, host, rank, gpu, pci, location)
+  int64_t benign = 0;             // lines of known noise dropped
+  int64_t other_hosts = 0;        // lines about nodes outside the workload, dropped
+};
+
+Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload);
+
+}  // namespace attribution

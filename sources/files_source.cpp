@@ -1,0 +1,160 @@
+#include "sources/files_source.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+#include <glob.h>
+#include <re2/re2.h>
+#include <set>
+
+namespace attribution {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A path template as a glob (for finding files) and a regex (for reading {host}/{rank} back).
+struct TemplateForms {
+  std::string glob, regex;
+};
+
+TemplateForms template_forms(const std::string& tmpl, const std::string& job) {
+  TemplateForms f;
+  for (size_t i = 0; i < tmpl.size();) {
+    auto take = [&](std::string_view name, std::string_view g, std::string_view re) {
+      if (tmpl.compare(i, name.size(), name) != 0) return false;
+      f.glob += g;
+      f.regex += re;
+      i += name.size();
+      return true;
+    };
+    if (take("{host}", "*", "(?P<host>[^/]+)") || take("{rank}", "*", "(?P<rank>[0-9]+)") ||
+        take("{job}", job, RE2::QuoteMeta(job)))
+      continue;
+    char c = tmpl[i++];
+    f.glob += c;
+    if (c == '*') f.regex += "[^/]*";
+    else if (c == '?') f.regex += "[^/]";
+    else f.regex += RE2::QuoteMeta(std::string(1, c));
+  }
+  return f;
+}
+
+int rank_from_name(const std::string& path) {
+  static const RE2 re(R"((?:^|[^a-z])rank[-_.]?([0-9]{1,6})(?:[^0-9]|$))");
+  std::string name = fs::path(path).filename().string();
+  int r = -1;
+  return RE2::PartialMatch(name, re, &r) ? r : -1;
+}
+
+void add_host(SourceCoverage& cov, const std::string& host) {
+  if (!host.empty() && std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), host) == cov.hosts_covered.end())
+    cov.hosts_covered.push_back(host);
+}
+
+}  // namespace
+
+bool is_system_log_name(const std::string& path) {
+  static const RE2 re(R"((?i)(^|[^a-z])(kern|kernel|dmesg|messages|syslog|journal)([^a-z]|$))");
+  return RE2::PartialMatch(fs::path(path).filename().string(), re);
+}
+
+std::vector<InputFile> list_source_files(const SourceConfig& source, size_t index, const std::string& base_dir,
+                                         const Workload& workload, SourceCoverage& cov) {
+  std::vector<InputFile> out;
+  std::set<std::string> seen;
+  std::set<std::string> nodes(workload.nodes.begin(), workload.nodes.end());
+  bool any_host_template = false;
+  for (const auto& raw : source.paths) {
+    std::string tmpl = raw;
+    if (tmpl.rfind("~/", 0) == 0 && std::getenv("HOME")) tmpl = std::string(std::getenv("HOME")) + tmpl.substr(1);
+    if (fs::path(tmpl).is_relative()) tmpl = (fs::path(base_dir) / tmpl).lexically_normal().string();
+    TemplateForms forms = template_forms(tmpl, workload.id);
+    any_host_template |= tmpl.find("{host}") != std::string::npos;
+    RE2 re("^" + forms.regex + "$");
+    glob_t g{};
+    int rc = ::glob(forms.glob.c_str(), GLOB_NOSORT, nullptr, &g);
+    std::vector<std::string> matches;
+    if (rc == 0)
+      for (size_t i = 0; i < g.gl_pathc; ++i) matches.emplace_back(g.gl_pathv[i]);
+    globfree(&g);
+    std::sort(matches.begin(), matches.end());
+    if (matches.empty()) cov.problems.push_back(fmt::format("{}: no file matches", raw));
+    for (const auto& m : matches) {
+      std::error_code ec;
+      if (fs::is_directory(m, ec) || !seen.insert(m).second) continue;
+      InputFile f{m, index, source.host, -1};
+      std::string host, rank;
+      if (re.ok() && RE2::FullMatch(m, re)) {
+        const auto& groups = re.NamedCapturingGroups();
+        std::vector<std::string> vals(re.NumberOfCapturingGroups());
+        std::vector<RE2::Arg> args(vals.size());
+        std::vector<const RE2::Arg*> ptrs(vals.size());
+        for (size_t i = 0; i < vals.size(); ++i) args[i] = &vals[i], ptrs[i] = &args[i];
+        if (RE2::FullMatchN(m, re, ptrs.data(), static_cast<int>(ptrs.size()))) {
+          if (auto it = groups.find("host"); it != groups.end()) host = vals[it->second - 1];
+          if (auto it = groups.find("rank"); it != groups.end()) rank = vals[it->second - 1];
+        }
+      }
+      if (!host.empty()) {
+        // A {host} path of a node outside the workload belongs to another job: not ours.
+        if (!nodes.empty() && !nodes.count(host)) continue;
+        f.host_hint = host;
+      }
+      f.rank_hint = !rank.empty() ? std::atoi(rank.c_str()) : rank_from_name(m);
+      out.push_back(std::move(f));
+    }
+  }
+  if (any_host_template) cov.hosts_expected = static_cast<int64_t>(workload.nodes.size());
+  for (const auto& f : out) add_host(cov, f.host_hint);
+  return out;
+}
+
+std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, size_t index, const Workload& workload,
+                                        SourceCoverage& cov) {
+  std::vector<InputFile> out;
+  std::set<std::string> nodes(workload.nodes.begin(), workload.nodes.end());
+  std::set<std::string> seen;
+  for (const auto& root : paths) {
+    std::error_code ec;
+    std::vector<std::string> files;
+    bool is_dir = fs::is_directory(root, ec);
+    if (is_dir) {
+      fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+      if (ec) cov.problems.push_back(fmt::format("{}: {}", root, ec.message()));
+      for (; it != end; it.increment(ec)) {
+        if (ec) {
+          cov.problems.push_back(fmt::format("{}: {}", root, ec.message()));
+          break;
+        }
+        std::error_code fec;
+        if (it->is_regular_file(fec)) files.push_back(it->path().string());
+      }
+      std::sort(files.begin(), files.end());
+    } else if (fs::exists(root, ec)) {
+      files.push_back(root);
+    } else {
+      cov.problems.push_back(fmt::format("{}: no such file or directory", root));
+      continue;
+    }
+    for (const auto& path : files) {
+      if (!seen.insert(path).second) continue;
+      InputFile f{path, index, "", rank_from_name(path)};
+      fs::path rel = is_dir ? fs::path(path).lexically_relative(root) : fs::path(path).filename();
+      if (!nodes.empty()) {
+        for (const auto& part : rel) {  // a directory or file (stem) named after a node
+          std::string p = part.string(), stem = part.stem().string();
+          if (nodes.count(p)) f.host_hint = p;
+          else if (nodes.count(stem)) f.host_hint = stem;
+        }
+      } else if (is_dir && std::distance(rel.begin(), rel.end()) > 1) {
+        f.host_hint = rel.begin()->string();  // the immediate subdirectory of the --logs directory
+      }
+      out.push_back(std::move(f));
+    }
+  }
+  cov.hosts_expected = static_cast<int64_t>(workload.nodes.size());
+  for (const auto& f : out) add_host(cov, f.host_hint);
+  return out;
+}
+
+}  // namespace attribution
