@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   int exit_code = kDiagnosed;
   add_diagnose_command(app, &exit_code);
   add_rules_command(app, &exit_code);
+  add_sources_command(app, &exit_code);
   app.add_subcommand("version", "Print the version")->callback([] { std::printf("attribution %s\n", ATTRIBUTION_VERSION); });
   try {
     app.parse(argc, argv);

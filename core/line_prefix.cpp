@@ -109,13 +109,18 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   return true;
 }
 
-// glog "E1218 20:27:21.426415540 " (after '[' or bare): level, MMDD, time.
+// glog "E1218 20:27:21.426415540 " (after '[' or bare): level, month (not zero-padded in c10's
+// C++ logger: "W509" is May 9), two-digit day, time.
 bool glog(std::string_view s, size_t i, CivilTime& t) {
-  if (i + 14 > s.size()) return false;
+  if (i + 13 > s.size()) return false;
   char lv = s[i];
   if (lv != 'E' && lv != 'W' && lv != 'I' && lv != 'F') return false;
-  if (!two(s, i + 1, &t.month) || !two(s, i + 3, &t.day) || s[i + 5] != ' ') return false;
-  size_t j = i + 6;
+  size_t n = 0;
+  while (i + 1 + n < s.size() && is_digit(s[i + 1 + n])) ++n;
+  if ((n != 3 && n != 4) || i + 1 + n >= s.size() || s[i + 1 + n] != ' ') return false;
+  t.month = n == 3 ? s[i + 1] - '0' : (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
+  if (!two(s, i + 1 + n - 2, &t.day)) return false;
+  size_t j = i + 2 + n;
   return clock(s, j, t) && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
 }
 

@@ -63,6 +63,7 @@ class FileScanner {
       return out;
     }
     out.bytes = bytes->stored_bytes();
+    if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
     std::string_view buf = bytes->view();
     if (looks_binary(buf)) {
       out.failed = true;

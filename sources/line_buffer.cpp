@@ -21,7 +21,8 @@ Error io_error(const std::string& path, std::string what) {
 }  // namespace
 
 FileBytes::FileBytes(FileBytes&& o) noexcept
-    : map_(o.map_), map_len_(o.map_len_), inflated_(std::move(o.inflated_)), stored_(o.stored_), gzip_(o.gzip_) {
+    : map_(o.map_), map_len_(o.map_len_), inflated_(std::move(o.inflated_)), stored_(o.stored_), gzip_(o.gzip_),
+      damage_(std::move(o.damage_)) {
   view_ = gzip_ ? std::string_view(inflated_) : o.view_;
   o.map_ = nullptr;
   o.map_len_ = 0;
@@ -62,11 +63,12 @@ Result<FileBytes> FileBytes::open(const std::string& path) {
     }
     int err = 0;
     const char* msg = gzerror(gz, &err);
-    bool truncated = n < 0 || (err != Z_OK && err != Z_BUF_ERROR);
+    bool truncated = n < 0 || err != Z_OK;  // Z_BUF_ERROR: the stream ends early
     std::string reason = truncated ? std::string(msg ? msg : "corrupt gzip data") : "";
     gzclose(gz);
     // A truncated .gz still gives its readable prefix; the caller reports it as partial.
     if (truncated && fb.inflated_.empty()) return io_error(path, "corrupt gzip data: " + reason);
+    if (truncated) fb.damage_ = fmt::format("read {} bytes, then: {}", fb.inflated_.size(), reason);
     fb.view_ = fb.inflated_;
     return fb;
   }

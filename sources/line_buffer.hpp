@@ -17,6 +17,8 @@ class FileBytes {
   std::string_view view() const { return view_; }
   int64_t stored_bytes() const { return stored_; }  // on disk (compressed size for .gz)
   bool gzip() const { return gzip_; }
+  // Non-empty when only a prefix could be read (a truncated or corrupt .gz).
+  const std::string& damage() const { return damage_; }
 
  private:
   FileBytes() = default;
@@ -26,6 +28,7 @@ class FileBytes {
   std::string_view view_;
   int64_t stored_ = 0;
   bool gzip_ = false;
+  std::string damage_;
 };
 
 // True when the bytes look like a binary file rather than text (NUL bytes near the start).

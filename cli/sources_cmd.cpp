@@ -1,0 +1,69 @@
+#include <cstdio>
+#include <fmt/format.h>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/messages.hpp"
+#include "core/collect.hpp"
+#include "core/workload.hpp"
+#include "sources/line_buffer.hpp"
+
+namespace attribution::cli {
+namespace {
+
+// Reaches every configured source (for files: lists and opens them) and reports each.
+int check_sources(const std::string& config_path) {
+  auto config = load_config(config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
+  if (!config) return report_error(config.error());
+  if (config->sources.empty()) {
+    std::printf("no sources configured%s\n", config->file.empty() ? " (no config file found)" : "");
+    return kFailed;
+  }
+  Workload w;  // without a scheduler, {host} matches any host
+  if (config->scheduler == "static") {
+    auto resolved = resolve_workload(*config, WorkloadRequest{});
+    if (!resolved) return report_error(resolved.error());
+    w = *resolved;
+  }
+  Collection c = collect(*config, w, {});
+  std::vector<int64_t> bytes(c.sources.size(), 0), unreadable(c.sources.size(), 0);
+  for (const auto& f : c.files) {
+    auto fb = FileBytes::open(f.path);
+    if (!fb) {
+      ++unreadable[f.source];
+      c.coverage[f.source].problems.push_back(fmt::format("{}: {}", f.path, fb.error().message));
+    } else {
+      bytes[f.source] += fb->stored_bytes();
+    }
+  }
+  int bad = 0;
+  for (size_t i = 0; i < c.sources.size(); ++i) {
+    const SourceCoverage& cov = c.coverage[i];
+    int64_t files = 0;
+    for (const auto& f : c.files) files += f.source == i;
+    std::string status = cov.status == SourceStatus::skipped ? "skipped"
+                         : files == 0                        ? "empty"
+                         : unreadable[i] == files            ? "error"
+                         : cov.problems.empty()              ? "ok"
+                                                             : "partial";
+    bad += status != "ok";
+    std::printf("%-16s %-10s %-8s %lld file(s), %lld bytes%s\n", cov.name.c_str(), cov.kind.c_str(), status.c_str(),
+                static_cast<long long>(files), static_cast<long long>(bytes[i]),
+                cov.reason.empty() ? "" : (" - " + cov.reason).c_str());
+    for (const auto& p : cov.problems) std::printf("    %s\n", p.c_str());
+  }
+  return bad ? kFailed : kDiagnosed;
+}
+
+}  // namespace
+
+void add_sources_command(CLI::App& app, int* exit_code) {
+  CLI::App* sources = app.add_subcommand("sources", "Inspect the configured sources");
+  sources->require_subcommand(1);
+  auto config = std::make_shared<std::string>();
+  auto check = sources->add_subcommand("check", "Reach every configured source and report each (exit 1 if any is not ok)");
+  check->add_option("--config", *config, "Config file (default: ./attribution.toml, /etc/attribution/attribution.toml)");
+  check->callback([=] { *exit_code = check_sources(*config); });
+}
+
+}  // namespace attribution::cli

@@ -1,0 +1,81 @@
+#include <catch2/catch.hpp>
+
+#include "core/config.hpp"
+#include "tests/test_util.hpp"
+
+using namespace attribution;
+
+TEST_CASE("a config with workload and sources") {
+  auto c = parse_config(R"(
+[workload]
+scheduler = "static"
+static = "job.toml"
+before = "20m"
+after = "1m"
+timezone = "+08:00"
+
+[[source]]
+name = "ranks"
+kind = "files"
+paths = ["logs/{host}/*.log"]
+
+[[source]]
+name = "kernel"
+kind = "files"
+paths = "kern/{host}.log.gz"
+stream = "syslog"
+timezone = "UTC"
+boot_time = "2025-03-10T00:00:00Z"
+
+[[source]]
+name = "loki"
+kind = "loki"
+url = "http://loki:3100"
+)", "/etc/x/attribution.toml");
+  REQUIRE(c);
+  CHECK(c->scheduler == "static");
+  CHECK(c->static_file == "/etc/x/job.toml");
+  CHECK(c->before == 20 * 60 * kMicrosPerSecond);
+  CHECK(c->timezone.name() == "+08:00");
+  REQUIRE(c->sources.size() == 3);
+  CHECK(c->sources[1].stream == "syslog");
+  CHECK(c->sources[1].paths == std::vector<std::string>{"kern/{host}.log.gz"});
+  CHECK(c->sources[1].boot_time);
+  CHECK(c->sources[2].kind == "loki");
+}
+
+TEST_CASE("config errors name file, line and key") {
+  auto bad = [](const char* text, long line, const char* key, const char* want) {
+    auto c = parse_config(text, "a.toml");
+    REQUIRE_FALSE(c);
+    INFO(c.error().message);
+    CHECK(c.error().file == "a.toml");
+    CHECK(c.error().line == line);
+    CHECK(c.error().key.find(key) != std::string::npos);
+    CHECK(c.error().message.find(want) != std::string::npos);
+  };
+  bad("[workload]\nscheduler = \"pbs\"\n", 2, "workload.scheduler", "pbs");
+  bad("[workload]\nbefore = \"soon\"\n", 2, "workload.before", "not a duration");
+  bad("[workload]\ntimezone = \"Nowhere/Land\"\n", 2, "workload.timezone", "unknown time zone");
+  bad("[workload]\nscheduler = \"static\"\n", 1, "workload.static", "static");
+  bad("[[source]]\nname = \"a\"\nkind = \"files\"\n", 1, "source[0].paths", "paths");
+  bad("[[source]]\nname = \"a\"\nkind = \"ftp\"\n", 3, "source[0].kind", "ftp");
+  bad("[[source]]\nname = \"a\"\nkind = \"files\"\npaths = [\"x\"]\npath = \"y\"\n", 5, "source[0].path", "unknown key");
+  bad("[workload]\nscheduler = \"static\"\nstatic = \n", 3, "", "");  // TOML syntax error: line 3
+  bad("[[source]]\nname = \"a\"\nkind = \"files\"\npaths = [\"x\"]\n[[source]]\nname = \"a\"\nkind = \"files\"\npaths = [\"y\"]\n",
+      5, "source.name", "two sources");
+}
+
+TEST_CASE("load_config: explicit path must exist; no file means defaults") {
+  test::TempDir d;
+  auto missing = load_config(d.path() + "/none.toml");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().file.find("none.toml") != std::string::npos);
+  auto dir = load_config(d.path());
+  REQUIRE_FALSE(dir);
+  std::string p = d.file("c.toml", "[workload]\nafter = \"2m\"\n");
+  auto ok = load_config(p);
+  REQUIRE(ok);
+  CHECK(ok->after == 2 * 60 * kMicrosPerSecond);
+  CHECK(ok->base_dir == d.path());
+}

@@ -1,0 +1,29 @@
+#include <catch2/catch.hpp>
+
+#include "core/identity.hpp"
+
+using namespace attribution;
+
+TEST_CASE("one GPU identity from four spellings") {
+  CHECK(normalize_pci("PCI:0000:52:00") == "0000:52:00.0");
+  CHECK(normalize_pci("0000:52:00") == "0000:52:00.0");
+  CHECK(normalize_pci("00000000:52:00.0") == "0000:52:00.0");
+  CHECK(normalize_pci("PCI:0000:01:00 GPU-I:05") == "0000:01:00.0");
+  CHECK(normalize_pci("0000:B9:00.0") == "0000:b9:00.0");
+  CHECK(normalize_pci("0018:01:00") == "0018:01:00.0");
+  CHECK(pci_from_nccl_busid("52000") == "0000:52:00.0");
+  CHECK(pci_from_nccl_busid("b9000") == "0000:b9:00.0");
+  CHECK(pci_from_nccl_busid("100000") == "0001:00:00.0");
+  CHECK(normalize_pci("nonsense").empty());
+  CHECK(normalize_pci("zz:yy:xx").empty());
+  CHECK(pci_from_nccl_busid("xyz").empty());
+}
+
+TEST_CASE("peers name hosts") {
+  CHECK(peer_host("10.216.210.236<54862>") == "10.216.210.236");
+  CHECK(peer_host("gpu-node1.int.hpcie.labs.faculty.ie.edu<45074>") == "gpu-node1");
+  CHECK(peer_host("fe80::966d:ae03:8b:df78%ib0<53249>") == "fe80::966d:ae03:8b:df78");
+  CHECK(peer_host("[::ffff:127.0.0.1]") == "[::ffff:127.0.0.1]");
+  CHECK(is_ip_address("10.0.0.4"));
+  CHECK_FALSE(is_ip_address("node03"));
+}

@@ -1,0 +1,127 @@
+#include <catch2/catch.hpp>
+
+#include "core/line_prefix.hpp"
+
+using namespace attribution;
+
+namespace {
+Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
+TimeContext ctx2025() { return TimeContext{TimeZone::utc(), utc("2025-03-14T00:00:00Z"), std::nullopt}; }
+}  // namespace
+
+TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid [dev]") {
+  auto p = parse_line_prefix(
+      "[2025-11-09 07:39:30] h100-28:238:1313 [0] transport/net_ib.cc:2451 NCCL WARN NET/IB: Got completion");
+  CHECK(p.host == "h100-28");
+  CHECK(p.pid == 238);
+  CHECK(p.gpu == 0);
+  CHECK(*resolve_time(p, ctx2025()) == utc("2025-11-09T07:39:30Z"));
+}
+
+TEST_CASE("collector stamp with zone wins over NCCL's local stamp") {
+  auto p = parse_line_prefix(
+      "2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1219 [0] transport/net_ib.cc:180 NCCL WARN x");
+  CHECK(p.host == "h100-28");
+  CHECK(*resolve_time(p, ctx2025()) == utc("2025-11-09T07:39:31.043Z"));
+}
+
+TEST_CASE("NCCL lines before 2.26 carry no time") {
+  auto p = parse_line_prefix("kp-ddp-worker-0:3468:3905 [4] NCCL INFO transport/net.cc:1302 -> 6");
+  CHECK(p.host == "kp-ddp-worker-0");
+  CHECK(p.gpu == 4);
+  CHECK_FALSE(resolve_time(p, ctx2025()));
+}
+
+TEST_CASE("PyTorch rank prefix and glog time without year") {
+  auto p = parse_line_prefix(
+      "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout");
+  CHECK(p.rank == 0);
+  TimeContext c{TimeZone::utc(), utc("2024-12-20T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2024-12-18T20:27:21.426415Z"));
+  auto no_time = parse_line_prefix("[rank1]:[E ProcessGroupNCCL.cpp:577] [Rank 1] Some NCCL operations have failed");
+  CHECK(no_time.rank == 1);
+  CHECK_FALSE(resolve_time(no_time, c));
+}
+
+TEST_CASE("c10 logger months are not zero-padded") {
+  auto p = parse_line_prefix("[rank5]:[W509 02:29:39.508328002 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 5] x");
+  TimeContext c{TimeZone::utc(), utc("2025-05-01T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2025-05-09T02:29:39.508328Z"));
+  auto q = parse_line_prefix("[W522 11:47:46.952883182 TCPStore.cpp:106] [c10d] sendBytes failed");
+  CHECK(*resolve_time(q, c) == utc("2025-05-22T11:47:46.952883Z"));
+}
+
+TEST_CASE("Ray and srun label prefixes") {
+  auto p = parse_line_prefix("(WorkerDict pid=26110) [rank7]:[W1120 01:13:20.892421310 ProcessGroupNCCL.cpp:1662] x");
+  CHECK(p.rank == 7);
+  auto s = parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO comm 0x1 rank 12");
+  CHECK(s.rank == 12);
+  CHECK(s.host == "node05");
+  CHECK(s.gpu == 3);
+  auto d = parse_line_prefix("[default3]:Traceback (most recent call last):");
+  CHECK(d.local_rank == 3);
+}
+
+TEST_CASE("torchrun elastic agent glog line") {
+  auto p = parse_line_prefix(
+      "E0813 08:21:22.980000 1245483 torch/distributed/elastic/multiprocessing/api.py:984] failed (exitcode: -6)");
+  TimeContext c{TimeZone::utc(), utc("2025-08-01T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2025-08-13T08:21:22.98Z"));
+}
+
+TEST_CASE("syslog with and without hostname, with dmesg monotonic inside") {
+  auto p = parse_line_prefix(
+      "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>'");
+  CHECK(p.host == "worker4");
+  REQUIRE(p.mono);
+  CHECK(*p.mono == 240314528856);
+  TimeContext c{TimeZone::utc(), utc("2024-11-30T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2024-12-02T10:43:35Z"));
+  auto q = parse_line_prefix("May 18 19:02:39 kernel: NVRM: GPU at PCI:0000:2b:00: GPU-0b11d014");
+  CHECK(q.host.empty());
+  CHECK(q.civil);
+  auto r = parse_line_prefix("Mar 14 09:41:07 node03 slurmd[2211]: error: something");
+  CHECK(r.host == "node03");
+}
+
+TEST_CASE("journal short-iso names the host; log levels are not hosts") {
+  auto p = parse_line_prefix("2026-09-14T20:30:27-0400 Farttop kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=0");
+  CHECK(p.host == "Farttop");
+  CHECK(*resolve_time(p, ctx2025()) == utc("2026-09-15T00:30:27Z"));
+  auto q = parse_line_prefix("2025-03-14 09:00:01 INFO trainer: step 10");
+  CHECK(q.host.empty());
+}
+
+TEST_CASE("dmesg raw needs a boot time; dmesg -T has its own") {
+  auto p = parse_line_prefix("[430954.509105] NVRM: Xid (PCI:0000:52:00): 48, pid='<unknown>'");
+  REQUIRE(p.mono);
+  CHECK_FALSE(resolve_time(p, ctx2025()));
+  TimeContext c = ctx2025();
+  c.boot = utc("2025-03-10T00:00:00Z");
+  CHECK(*resolve_time(p, c) == c.boot.value() + 430954509105);
+  auto t = parse_line_prefix("[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380");
+  CHECK(*resolve_time(t, ctx2025()) == utc("2025-02-23T16:24:18Z"));
+  auto iso = parse_line_prefix("2024-01-15T03:00:00,000000+00:00 NVRM: Xid (PCI:0000:01:00): 79");
+  CHECK(*resolve_time(iso, ctx2025()) == utc("2024-01-15T03:00:00Z"));
+}
+
+TEST_CASE("journald JSON records give epoch micros and hostname") {
+  auto p = parse_line_prefix(
+      R"({"_HOSTNAME" : "pn", "_TRANSPORT" : "kernel", "MESSAGE" : "blk_update_request", "__REALTIME_TIMESTAMP" : "1601471260802301"})");
+  CHECK(p.host == "pn");
+  CHECK(*resolve_time(p, ctx2025()) == 1601471260802301);
+}
+
+TEST_CASE("local times use the source's zone") {
+  auto p = parse_line_prefix("Mar 14 10:41:07 node03 kernel: x");
+  TimeContext c{*TimeZone::parse("+01:00"), utc("2025-03-14T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2025-03-14T09:41:07Z"));
+}
+
+TEST_CASE("garbage prefixes parse to nothing without crashing") {
+  for (const char* s : {"", "[", "[rank", "[rank]:", "99999999999999999999: x", "Mar", "Mar 99 99:99:99 x",
+                        "[12345.", "[E9999 99:99:99.1 x]", "host:1:", "{", "{\"__REALTIME_TIMESTAMP\" : \"x\"}"}) {
+    auto p = parse_line_prefix(s);
+    CHECK(p.message_offset <= std::string_view(s).size());
+  }
+}

@@ -1,0 +1,87 @@
+// The command line as users meet it: exit codes, error messages with file:line, bad input.
+#include <catch2/catch.hpp>
+
+#include "tests/cli_support.hpp"
+#include "tests/test_util.hpp"
+
+using namespace attribution;
+using test::run_cli;
+
+TEST_CASE("usage errors exit 2 and teach") {
+  auto none = run_cli("");
+  CHECK(none.exit_code == 2);
+  auto empty = run_cli("diagnose");
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.out.find("hint:") != std::string::npos);
+  auto bad_format = run_cli("diagnose --logs examples --format yaml");
+  CHECK(bad_format.exit_code == 2);
+  auto bad_time = run_cli("diagnose --logs examples/host-oom-kill/logs --start yesterday");
+  CHECK(bad_time.exit_code == 2);
+  CHECK(bad_time.out.find("'yesterday' is not a time") != std::string::npos);
+  auto help = run_cli("diagnose --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("Exit status") != std::string::npos);
+  CHECK(help.out.find("--logs") != std::string::npos);
+}
+
+TEST_CASE("config errors exit 3 and name file and line") {
+  test::TempDir d;
+  auto cfg = d.file("bad.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\nbefore = [\n");
+  auto r = run_cli("diagnose --config " + cfg);
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.find(cfg + ":") != std::string::npos);
+  auto missing = run_cli("diagnose --config " + d.path() + "/nope.toml");
+  CHECK(missing.exit_code == 3);
+  CHECK(missing.out.find("nope.toml") != std::string::npos);
+  auto cfg2 = d.file("w.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\n");
+  d.file("job.toml", "id = \"1\"\nnodes = \"n[1-\"\nstart = \"2025-01-01T00:00:00Z\"\n");
+  auto r2 = run_cli("diagnose --config " + cfg2);
+  CHECK(r2.exit_code == 3);
+  CHECK(r2.out.find("job.toml:2") != std::string::npos);
+  auto r3 = run_cli("diagnose --config " + cfg2 + " --job 7");
+  CHECK(r3.exit_code == 3);
+}
+
+TEST_CASE("no usable data exits 4 with a sources entry saying why") {
+  auto r = run_cli("diagnose --logs /nonexistent/dir --format json");
+  CHECK(r.exit_code == 4);
+  CHECK(r.out.find("no such file or directory") != std::string::npos);
+  CHECK(r.out.find("\"status\": \"empty\"") != std::string::npos);
+}
+
+TEST_CASE("hostile files produce a report, never a crash") {
+  test::TempDir d;
+  std::string garbage(1 << 20, '\0');
+  for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>((i * 2654435761u) >> 13);
+  d.file("logs/node01/core.bin", garbage);
+  d.file("logs/node01/empty.log", "");
+  d.file("logs/node01/long.log", std::string(4 << 20, 'A') + "\n[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n");
+  d.file("logs/node02/utf.log", "\xc3\x28\xa0\xa1 NVRM: Xid (PCI:0000:52:00): 79, pid=1, GPU has fallen off the bus.\xff\n");
+  d.file("logs/node02/cut.log.gz", std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xcb\x48", 12));
+  auto r = run_cli("diagnose --logs " + d.path() + "/logs --format json");
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("binary content") != std::string::npos);
+  CHECK(r.out.find("cut.log.gz") != std::string::npos);
+  CHECK(r.out.find("\"status\": \"partial\"") != std::string::npos);
+}
+
+TEST_CASE("rules test passes on the built-ins; a broken rule file fails with file:line") {
+  auto ok = run_cli("rules test");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.out.find(" 0 failed") != std::string::npos);
+  test::TempDir d;
+  auto bad = d.file("bad.toml",
+                    "[[rule]]\nid = \"my.rule\"\ntitle = \"t\"\nliterals = [\"boom\"]\npattern = 'boom (?P<n>\\d+)'\n"
+                    "role = \"symptom\"\nmatch = [{ line = \"boom 7\", captures = { n = \"8\" } }]\n");
+  auto r = run_cli("rules test " + bad);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.find(bad + ":7") != std::string::npos);
+  CHECK(r.out.find("my.rule") != std::string::npos);
+  auto diag = run_cli("diagnose --logs examples/host-oom-kill/logs --rules " + bad);
+  CHECK(diag.exit_code == 3);
+  auto show = run_cli("rules show xid.79");
+  CHECK(show.exit_code == 0);
+  CHECK(show.out.find("pattern:") != std::string::npos);
+  CHECK(run_cli("rules show no.such.rule").exit_code == 2);
+}

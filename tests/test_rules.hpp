@@ -1,0 +1,105 @@
+#pragma once
+// A small ruleset for pipeline tests, independent of the built-in catalogue.
+#include <algorithm>
+
+#include "core/rules.hpp"
+
+namespace attribution::test {
+
+inline const char* kTestRules = R"__(
+[[rule]]
+id = "t.xid79"
+title = "GPU fell off the bus"
+literals = ["NVRM: Xid"]
+pattern = 'NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F:]+)[^)]*\): (?P<xid>79),'
+role = "cause"
+category = "gpu_fallen_off_bus"
+family = "accelerator-gpu"
+blame = "infrastructure"
+priority = 90
+explains = ["role:symptom", { what = "t.xid45", scope = "gpu", within = "5m" }, { what = "t.cuda-*", scope = "host" }]
+match = [{ line = "NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', GPU has fallen off the bus." }]
+
+[[rule]]
+id = "t.xid45"
+title = "Preemptive cleanup"
+literals = ["NVRM: Xid"]
+pattern = 'NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F:]+)[^)]*\): 45,'
+role = "symptom"
+burst = "10s"
+match = [{ line = "NVRM: Xid (PCI:0000:91:00): 45, pid=1, name=python3, Ch 00000001" }]
+
+[[rule]]
+id = "t.cuda-illegal"
+title = "Illegal memory access"
+literals = ["illegal memory access"]
+pattern = 'CUDA error: an illegal memory access was encountered'
+role = "cause"
+category = "illegal_memory_access"
+family = "application"
+blame = "application"
+priority = 60
+explains = ["role:symptom"]
+match = [{ line = "RuntimeError: CUDA error: an illegal memory access was encountered" }]
+
+[[rule]]
+id = "t.nccl-peer"
+title = "Connection closed by peer"
+literals = ["Connection closed by remote peer"]
+pattern = 'Connection closed by remote peer (?P<peer>\S+)'
+role = "symptom"
+match = [{ line = "socketProgress: Connection closed by remote peer node4<45074>" }]
+
+[[rule]]
+id = "t.watchdog"
+title = "Watchdog timeout"
+literals = ["Watchdog caught collective operation timeout"]
+pattern = 'Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=(?P<seq>\d+)'
+role = "symptom"
+match = [{ line = "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=BROADCAST)" }]
+
+[[rule]]
+id = "t.init"
+title = "NCCL init"
+literals = ["Init COMPLETE"]
+pattern = 'comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks \d+ cudaDev (?P<gpu>\d+) (?:nvmlDev \d+ )?busId (?P<busid>[0-9a-f]+)'
+role = "context"
+match = [{ line = "h:1:2 [3] NCCL INFO comm 0x5 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 5d000 commId 0x1 - Init COMPLETE" }]
+
+[[rule]]
+id = "t.oob"
+title = "NCCL OOB address"
+literals = ["OOB "]
+pattern = 'OOB [a-z0-9]+:(?P<ip>[0-9.]+)<'
+role = "context"
+match = [{ line = "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.13<0>" }]
+
+[[rule]]
+id = "t.first-failure"
+title = "torchrun first failure"
+literals = ["Root Cause (first observed failure)"]
+lines = 6
+pattern = 'Root Cause \(first observed failure\):\n\[\d+\]:\n\s+time\s+: (?P<time>\S+)\n\s+host\s+: (?P<host>\S+)\n\s+rank\s+: (?P<rank>\d+).*\n\s+exitcode\s+: (?P<exit_code>-?\d+)'
+role = "context"
+category = "first_failure"
+match = [{ line = "Root Cause (first observed failure):\n[0]:\n  time      : 2026-06-08_19:04:45\n  host      : c561-007.x.edu\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 102930)" }]
+
+[[rule]]
+id = "t.noise"
+title = "Known noise"
+literals = ["ACCESS_REG(0x805)"]
+pattern = 'ACCESS_REG\(0x805\)'
+role = "benign"
+match = [{ line = "mlx5_cmd_out_err:838:(pid 1441871): ACCESS_REG(0x805) op_mod(0x1) failed" }]
+)__";
+
+inline RuleSet test_rules() {
+  auto parsed = parse_rules(kTestRules, "test_rules.toml");
+  RuleSet set;
+  set.rules = std::move(parsed.value());
+  std::sort(set.rules.begin(), set.rules.end(), [](const Rule& a, const Rule& b) { return a.id < b.id; });
+  set.digest = "test";
+  return set;
+}
+
+}  // namespace attribution::test
