@@ -37,17 +37,21 @@ std::string human(Micros d) {
 bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why) {
   const Rule& cr = rules.rules[c.rule];
   const Rule& fr = rules.rules[f.rule];
+  // Of the entries that hold, the narrowest scope is the best explanation: gpu, host, peer, job.
+  const Explain* best = nullptr;
+  auto narrowness = [](Scope s) { return s == Scope::gpu ? 0 : s == Scope::host ? 1 : s == Scope::peer ? 2 : 3; };
+  bool timed = !c.time_inferred && !f.time_inferred;
   for (const Explain& e : cr.explains) {
     if (!selector_matches(e.what, fr) || !in_scope(e.scope, c, f)) continue;
-    bool timed = !c.time_inferred && !f.time_inferred;
     if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
-    if (why)
-      *why = timed ? fmt::format("{} explains {} ({} scope, within {})", cr.id, fr.id, to_string(e.scope), human(e.within))
-                   : fmt::format("{} explains {} ({} scope; a time is inferred, so roles decide)", cr.id, fr.id,
-                                 to_string(e.scope));
-    return true;
+    if (!best || narrowness(e.scope) < narrowness(best->scope)) best = &e;
   }
-  return false;
+  if (!best) return false;
+  if (why)
+    *why = timed ? fmt::format("{} explains {} ({} scope, within {})", cr.id, fr.id, to_string(best->scope), human(best->within))
+                 : fmt::format("{} explains {} ({} scope; a time is inferred, so roles decide)", cr.id, fr.id,
+                               to_string(best->scope));
+  return true;
 }
 
 namespace {
@@ -58,6 +62,17 @@ auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
   const Rule& r = rules.rules[f.rule];
   return std::make_tuple(-r.priority, f.time_inferred, f.first_seen, std::cref(f.host), std::cref(f.pci),
                          std::cref(r.id), i);
+}
+
+// Two causes are one fault reported twice: the same rule on the same host (GPU and rank agreeing
+// where both know them), or the same category where one side does not know its host
+// (slurmstepd's "oom_kill event" and the kernel's OOM kill line).
+bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
+  const Rule& ra = rules.rules[a.rule];
+  const Rule& rb = rules.rules[b.rule];
+  if (a.rule == b.rule)
+    return a.host == b.host && same_gpu(a, b) && (a.rank < 0 || b.rank < 0 || a.rank == b.rank);
+  return ra.category == rb.category && !ra.category.empty() && (a.host.empty() != b.host.empty());
 }
 
 std::optional<Localisation> hang_minority(const Timeline& t, const RuleSet& rules) {
@@ -167,7 +182,8 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   for (size_t i = 0; i < F.size(); ++i)
     if (rules.rules[F[i].rule].role == Role::cause) causes.push_back(i);
 
-  // Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better.
+  // Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better;
+  // and a repeat of the same fault (below) is demoted to its best-ranked occurrence.
   std::map<size_t, size_t> demoted_by;
   std::map<size_t, std::string> demote_why;
   for (size_t c : causes) {
@@ -176,7 +192,13 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     for (size_t dd : causes) {
       if (dd == c) continue;
       std::string why;
-      if (!explains(F[dd], F[c], rules, &why)) continue;
+      if (same_fault(F[dd], F[c], rules)) {
+        if (cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
+        why = fmt::format("the same fault as {} on {}, reported again", rules.rules[F[dd].rule].id,
+                          F[dd].host.empty() ? "an unidentified host" : F[dd].host);
+      } else if (!explains(F[dd], F[c], rules, &why)) {
+        continue;
+      }
       if (explains(F[c], F[dd], rules, nullptr) && cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
       if (!best || cause_rank(t, rules, dd) < cause_rank(t, rules, *best)) best = dd, best_why = why;
     }

@@ -81,6 +81,13 @@ class FileScanner {
       std::string_view line = line_at(buf, pos);
       m_.match_line(line, stream_, &hits);
       m_.block_triggers(line, stream_, &blocks);
+      // A line that a benign rule knows as noise is noise whatever else it looks like.
+      for (int r : hits)
+        if (m_.rules().rules[r].role == Role::benign) {
+          hits = {r};
+          blocks.clear();
+          break;
+        }
       if (!hits.empty() || !blocks.empty()) {
         LinePrefix prefix = parse_line_prefix(line);
         for (int r : hits) emit(r, line, line, pos, counted_lines + 1, prefix, out);
@@ -155,20 +162,30 @@ class FileScanner {
     return resolve_time(p, ctx_);
   }
 
-  // A line without its own time takes its nearest timed neighbour's, earlier first.
+  // A line without its own time takes the time of the nearest timed line in the same file
+  // (by line distance, the earlier one on a tie): a bounded time, marked inferred.
   Micros inferred_time(size_t pos) {
+    std::optional<Micros> before, after;
+    int before_dist = 0, after_dist = 0;
     size_t start = pos;
-    for (int n = 0; n < kInferSearchLines && start > 0; ++n) {
+    for (int n = 1; n <= kInferSearchLines && start > 0; ++n) {
       size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
       start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
-      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) return *t;
+      if ((before = time_of(parse_line_prefix(line_at(buf_, start))))) {
+        before_dist = n;
+        break;
+      }
     }
-    size_t p;
-    p = buf_.find('\n', pos);
-    for (int n = 0; n < kInferSearchLines && p != std::string_view::npos; ++n) {
-      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) return *t;
+    size_t p = buf_.find('\n', pos);
+    for (int n = 1; n <= kInferSearchLines && p != std::string_view::npos && (!before || n < before_dist); ++n) {
+      if ((after = time_of(parse_line_prefix(line_at(buf_, p + 1))))) {
+        after_dist = n;
+        break;
+      }
       p = buf_.find('\n', p + 1);
     }
+    if (after && (!before || after_dist < before_dist)) return *after;
+    if (before) return *before;
     return w_.window_known && w_.start ? *w_.start : ctx_.year_anchor;
   }
 

@@ -89,3 +89,20 @@ exit_code = 134
       "id = \"1\"\nnodes = \"n1\"\nstart = \"2025-03-14T09:00:00Z\"\nend = \"2025-03-14T08:00:00Z\"\n", "w.toml", TimeZone::utc());
   CHECK_FALSE(backwards);
 }
+
+#include "sources/line_buffer.hpp"
+
+TEST_CASE("binary detection: random bytes yes; logs with stray NULs or Latin-1 no") {
+  std::string random(8192, '\0');
+  uint32_t x = 2463534242u;
+  for (auto& c : random) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    c = static_cast<char>(x);
+  }
+  CHECK(looks_binary(random));
+  std::string log;
+  while (log.size() < 8192) log += "Mar 14 09:41:07 node03 kernel: [86412.418316] NVRM: Xid (PCI:0000:b9:00): 74, caf\xe9\n";
+  log.replace(100, 50, std::string(50, '\0'));
+  CHECK_FALSE(looks_binary(log));
+  CHECK_FALSE(looks_binary(""));
+}

@@ -88,10 +88,23 @@ Result<FileBytes> FileBytes::open(const std::string& path) {
 }
 
 bool looks_binary(std::string_view bytes) {
+  // Logs are text, sometimes with a few stray NULs (a file cut by a crash) or Latin-1 bytes:
+  // call it binary only when a large share of the head is control bytes or invalid UTF-8.
   std::string_view head = bytes.substr(0, 8192);
-  size_t nul = 0;
-  for (char c : head) nul += c == '\0';
-  return nul > 0 && nul * 100 >= head.size();  // >= 1% NUL bytes: not a log
+  size_t odd = 0;
+  for (size_t i = 0; i < head.size(); ++i) {
+    auto c = static_cast<unsigned char>(head[i]);
+    if (c < 0x80) {
+      odd += (c < 0x09 || (c > 0x0d && c < 0x20 && c != 0x1b) || c == 0x7f);
+      continue;
+    }
+    size_t n = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    bool valid = n > 0 && i + n <= head.size();
+    for (size_t k = 1; valid && k < n; ++k) valid = (static_cast<unsigned char>(head[i + k]) & 0xC0) == 0x80;
+    if (valid) i += n - 1;
+    else ++odd;
+  }
+  return !head.empty() && odd * 100 >= head.size() * 30;
 }
 
 }  // namespace attribution
