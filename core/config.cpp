@@ -92,8 +92,8 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
   if (!doc) return doc.error();
   Config c;
   c.file = file;
-  c.base_dir = file.empty() ? "." : fs::path(file).parent_path().string();
-  if (c.base_dir.empty()) c.base_dir = ".";
+  fs::path dir = fs::path(file).parent_path();
+  c.base_dir = dir.empty() ? fs::path(".").string() : dir.string();
   TomlReader top(*doc, file);
   if (auto st = top.only_keys({"workload", "source", "rules", "slurm", "kueue"}); !st) return st.error();
   if (const toml::table* w = (*doc)["workload"].as_table()) {

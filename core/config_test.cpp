@@ -44,7 +44,7 @@ url = "http://loki:3100"
   CHECK(c->sources[2].kind == "loki");
 }
 
-TEST_CASE("config errors name file, line and key") {
+TEST_CASE("config errors name file / line and key") {
   auto bad = [](const char* text, long line, const char* key, const char* want) {
     auto c = parse_config(text, "a.toml");
     REQUIRE_FALSE(c);
@@ -66,7 +66,7 @@ TEST_CASE("config errors name file, line and key") {
       5, "source.name", "two sources");
 }
 
-TEST_CASE("load_config: explicit path must exist; no file means defaults") {
+TEST_CASE("load_config: explicit path must exist / no file means defaults") {
   test::TempDir d;
   auto missing = load_config(d.path() + "/none.toml");
   REQUIRE_FALSE(missing);

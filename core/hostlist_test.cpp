@@ -15,7 +15,7 @@ TEST_CASE("hostlists expand as Slurm does") {
   CHECK(expand_hostlist("linux[0000-1023]")->size() == 1024);
 }
 
-TEST_CASE("bad hostlists are errors, not crashes") {
+TEST_CASE("bad hostlists are errors / not crashes") {
   for (const char* bad : {"node[1-", "node]1[", "node[3-1]", "node[a-b]", "node[]", "", ",", "a,,b", "node[1-99999999999]", "a b"})
     CHECK_FALSE(expand_hostlist(bad));
   CHECK(expand_hostlist("node[1-").error().message.find("node[1-") != std::string::npos);

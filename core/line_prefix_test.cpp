@@ -9,7 +9,7 @@ Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
 TimeContext ctx2025() { return TimeContext{TimeZone::utc(), utc("2025-03-14T00:00:00Z"), std::nullopt}; }
 }  // namespace
 
-TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid [dev]") {
+TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid dev prefix") {
   auto p = parse_line_prefix(
       "[2025-11-09 07:39:30] h100-28:238:1313 [0] transport/net_ib.cc:2451 NCCL WARN NET/IB: Got completion");
   CHECK(p.host == "h100-28");
@@ -69,7 +69,7 @@ TEST_CASE("torchrun elastic agent glog line") {
   CHECK(*resolve_time(p, c) == utc("2025-08-13T08:21:22.98Z"));
 }
 
-TEST_CASE("syslog with and without hostname, with dmesg monotonic inside") {
+TEST_CASE("syslog with and without hostname / with dmesg monotonic inside") {
   auto p = parse_line_prefix(
       "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>'");
   CHECK(p.host == "worker4");
@@ -84,7 +84,7 @@ TEST_CASE("syslog with and without hostname, with dmesg monotonic inside") {
   CHECK(r.host == "node03");
 }
 
-TEST_CASE("journal short-iso names the host; log levels are not hosts") {
+TEST_CASE("journal short-iso names the host / log levels are not hosts") {
   auto p = parse_line_prefix("2026-09-14T20:30:27-0400 Farttop kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=0");
   CHECK(p.host == "Farttop");
   CHECK(*resolve_time(p, ctx2025()) == utc("2026-09-15T00:30:27Z"));
@@ -92,7 +92,7 @@ TEST_CASE("journal short-iso names the host; log levels are not hosts") {
   CHECK(q.host.empty());
 }
 
-TEST_CASE("dmesg raw needs a boot time; dmesg -T has its own") {
+TEST_CASE("dmesg raw needs a boot time / dmesg -T has its own") {
   auto p = parse_line_prefix("[430954.509105] NVRM: Xid (PCI:0000:52:00): 48, pid='<unknown>'");
   REQUIRE(p.mono);
   CHECK_FALSE(resolve_time(p, ctx2025()));

@@ -25,7 +25,10 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   std::string alternation;
   std::set<std::string> lits;
   for (const auto& r : rules.rules) lits.insert(r.literals.begin(), r.literals.end());
-  for (const auto& l : lits) alternation += (alternation.empty() ? "" : "|") + RE2::QuoteMeta(l);
+  for (const auto& l : lits) {
+    if (!alternation.empty()) alternation += '|';
+    alternation += RE2::QuoteMeta(l);
+  }
   m->prefilter_ = std::make_unique<RE2>(alternation.empty() ? "\\x00NEVER\\x00" : alternation, opt);
   if (!m->prefilter_->ok())
     return make_error(ErrorKind::rules, "cannot build the literal prefilter: " + m->prefilter_->error());

@@ -97,7 +97,7 @@ TEST_CASE("a cause explained by another cause is not a root cause") {
   CHECK(secondary);
 }
 
-TEST_CASE("an application fault on one rank is blamed on the application, not the fabric") {
+TEST_CASE("an application fault on one rank is blamed on the application / not the fabric") {
   Builder b;
   b.add("t.cuda-illegal", "node2", kT0, 13, "", true);
   for (int r = 0; r < 32; ++r)
@@ -110,7 +110,7 @@ TEST_CASE("an application fault on one rank is blamed on the application, not th
   CHECK(d.roots[0].explained.size() == 31);
 }
 
-TEST_CASE("independent causes are all reported, higher priority first") {
+TEST_CASE("independent causes are all reported / higher priority first") {
   Builder b;
   b.add("t.cuda-illegal", "node1", kT0, 0);
   b.add("t.xid79", "node4", kT0 + 5 * kMin, -1, "0000:b9:00.0");
@@ -144,7 +144,7 @@ TEST_CASE("no cause: the peer most named by connection errors is localised") {
   CHECK(d.localisation->host == "node4");
 }
 
-TEST_CASE("no cause: the first failure from torchrun, exit code 1 blames the application") {
+TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the application") {
   Builder b;
   auto& f1 = b.add("t.first-failure", "node2", kT0 + 2 * kMin, 9);
   f1.fields["exit_code"] = "1";
@@ -158,7 +158,7 @@ TEST_CASE("no cause: the first failure from torchrun, exit code 1 blames the app
   CHECK(d.localisation->blame == "application");
 }
 
-TEST_CASE("timeline: rank -> host and GPU from NCCL init lines; IP -> host; bursts fold") {
+TEST_CASE("timeline: rank -> host and GPU from NCCL init lines / IP -> host / bursts fold") {
   Builder b;
   auto& init = b.add("t.init", "node3", kT0, 21);
   init.gpu = 5;

@@ -44,7 +44,7 @@ Report sample_report() {
 
 }  // namespace
 
-TEST_CASE("report model: outcome from the top root cause, nodes by role, evidence numbered in time order") {
+TEST_CASE("report model: outcome from the top root cause / nodes by role / evidence numbered in time order") {
   Report r = sample_report();
   CHECK(r.outcome.category == "gpu_fallen_off_bus");
   CHECK(r.outcome.family == "accelerator-gpu");
@@ -65,7 +65,7 @@ TEST_CASE("report model: outcome from the top root cause, nodes by role, evidenc
   CHECK(r.evidence[0].time < r.evidence[1].time);
 }
 
-TEST_CASE("JSON report is valid, complete per schema attribution.report/1, and escapes log text") {
+TEST_CASE("JSON report is valid / complete per schema attribution.report/1 / and escapes log text") {
   Report r = sample_report();
   std::string json = render_json(r);
   simdjson::dom::parser parser;

@@ -40,7 +40,7 @@ TEST_CASE("a valid rule loads with its explains table") {
   CHECK_FALSE(selector_matches("category:other", r));
 }
 
-TEST_CASE("a failing sample is an error naming file, line and rule") {
+TEST_CASE("a failing sample is an error naming file / line and rule") {
   std::string text = kGood;
   std::string from = "captures = { pci = \"0000:91:00\"";
   text.replace(text.find(from), from.size(), "captures = { pci = \"0000:92:00\"");

@@ -162,30 +162,57 @@ class FileScanner {
     return resolve_time(p, ctx_);
   }
 
-  // A line without its own time takes the time of the nearest timed line in the same file
-  // (by line distance, the earlier one on a tie): a bounded time, marked inferred.
-  Micros inferred_time(size_t pos) {
-    std::optional<Micros> before, after;
-    int before_dist = 0, after_dist = 0;
-    size_t start = pos;
-    for (int n = 1; n <= kInferSearchLines && start > 0; ++n) {
+  // A line without its own time takes the time of the nearest timed line in the same file (by
+  // byte distance; the earlier on a tie): a bounded time, marked inferred. Queries come in file
+  // order, so the last answer is reused across a run of untimed lines instead of searching again.
+  struct Anchor {
+    size_t pos;
+    std::optional<Micros> time;  // unset: nothing timed before `pos` (a forward search's limit)
+  };
+
+  std::optional<Anchor> search_back(size_t q, size_t floor) {
+    size_t start = q;
+    for (int n = 0; n < kInferSearchLines && start > floor; ++n) {
       size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
       start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
-      if ((before = time_of(parse_line_prefix(line_at(buf_, start))))) {
-        before_dist = n;
-        break;
-      }
+      if (start <= floor && floor > 0) break;
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) return Anchor{start, t};
     }
-    size_t p = buf_.find('\n', pos);
-    for (int n = 1; n <= kInferSearchLines && p != std::string_view::npos && (!before || n < before_dist); ++n) {
-      if ((after = time_of(parse_line_prefix(line_at(buf_, p + 1))))) {
-        after_dist = n;
-        break;
-      }
+    return std::nullopt;
+  }
+
+  Anchor search_forward(size_t q) {
+    size_t p = buf_.find('\n', q);
+    for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) {
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) return Anchor{p + 1, t};
       p = buf_.find('\n', p + 1);
     }
-    if (after && (!before || after_dist < before_dist)) return *after;
-    if (before) return *before;
+    return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
+  }
+
+  Micros inferred_time(size_t q) {
+    std::optional<Anchor> prev;
+    Anchor next{0, std::nullopt};
+    if (last_query_ && q > *last_query_ && q < last_next_.pos) {
+      prev = last_prev_;  // nothing timed lies between the last query and its next anchor
+      next = last_next_;
+    } else {
+      size_t floor = 0;
+      std::optional<Anchor> below;
+      if (last_query_ && q > *last_query_) {
+        bool next_is_below = last_next_.time && last_next_.pos < q;
+        floor = next_is_below ? last_next_.pos : *last_query_;
+        below = next_is_below ? std::optional<Anchor>(last_next_) : last_prev_;
+      }
+      prev = search_back(q, floor);
+      if (!prev) prev = below;
+      next = search_forward(q);
+    }
+    last_query_ = q;
+    last_prev_ = prev;
+    last_next_ = next;
+    if (next.time && (!prev || next.pos - q < q - prev->pos)) return *next.time;
+    if (prev) return *prev->time;
     return w_.window_known && w_.start ? *w_.start : ctx_.year_anchor;
   }
 
@@ -246,6 +273,9 @@ class FileScanner {
   std::string_view buf_;
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
+  std::optional<size_t> last_query_;
+  std::optional<Anchor> last_prev_;
+  Anchor last_next_{0, std::nullopt};
 };
 
 }  // namespace

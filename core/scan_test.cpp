@@ -46,7 +46,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("hits carry rule, host, PCI, time and file:line") {
+TEST_CASE("hits carry rule / host / PCI / time and file:line") {
   Fixture fx;
   auto p = fx.dir.file("kern.log",
                        "Mar 14 09:40:00 node1 kernel: boot noise\n"
@@ -75,7 +75,7 @@ TEST_CASE("lines without a time take their neighbour's and are marked inferred")
   CHECK(r.findings[0].evidence[0].time_inferred);
 }
 
-TEST_CASE("dmesg seconds since boot convert with a boot time from the same file, or config") {
+TEST_CASE("dmesg seconds since boot convert with a boot time from the same file / or config") {
   Fixture fx;
   auto p = fx.dir.file("kern.log",
                        "Mar 14 09:00:00 node1 kernel: [1000.000000] usb 1-1: new device\n"
@@ -93,7 +93,7 @@ TEST_CASE("dmesg seconds since boot convert with a boot time from the same file,
   CHECK(r3.findings[0].time_inferred);
 }
 
-TEST_CASE("lines outside the window are dropped; .gz is read transparently") {
+TEST_CASE("lines outside the window are dropped / .gz is read transparently") {
   Fixture fx;
   std::string text =
       "Mar 14 07:00:00 node1 kernel: NVRM: Xid (PCI:0000:52:00): 79, pid=1, GPU has fallen off the bus.\n"
@@ -107,7 +107,7 @@ TEST_CASE("lines outside the window are dropped; .gz is read transparently") {
   CHECK(r.findings[0].pci == "0000:53:00.0");
 }
 
-TEST_CASE("bad input: unreadable, empty, binary, huge line, invalid UTF-8 never crash") {
+TEST_CASE("bad input: unreadable / empty / binary / huge line / invalid UTF-8 never crash") {
   Fixture fx;
   auto empty = fx.dir.file("empty.log", "");
   std::string bin(100000, '\0');
@@ -131,7 +131,7 @@ TEST_CASE("bad input: unreadable, empty, binary, huge line, invalid UTF-8 never 
   CHECK(cov.problems[2].find("cut.log.gz") != std::string::npos);
 }
 
-TEST_CASE("multi-line torchrun block: captures across lines, without rank prefixes") {
+TEST_CASE("multi-line torchrun block: captures across lines / without rank prefixes") {
   Fixture fx;
   auto p = fx.dir.file("out.log",
                        "[rank0]:Root Cause (first observed failure):\n"

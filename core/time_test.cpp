@@ -38,7 +38,7 @@ TEST_CASE("civil conversions round-trip across eras and leap days") {
     CHECK(format_rfc3339(utc(s)) == s);
 }
 
-TEST_CASE("year-less times take the year nearest the window, across new year") {
+TEST_CASE("year-less times take the year nearest the window / across new year") {
   CivilTime dec{0, 12, 31, 23, 59, 0, 0, std::nullopt};
   CHECK(with_year_near(dec, utc("2026-01-01T00:10:00Z")).year == 2025);
   CivilTime jan{0, 1, 1, 0, 5, 0, 0, std::nullopt};
@@ -46,7 +46,7 @@ TEST_CASE("year-less times take the year nearest the window, across new year") {
   CHECK(with_year_near(jan, utc("2025-06-01T00:00:00Z")).year == 2025);
 }
 
-TEST_CASE("time zones: UTC, fixed offsets and IANA names") {
+TEST_CASE("time zones: UTC / fixed offsets and IANA names") {
   CivilTime t{2025, 7, 1, 12, 0, 0, 0, std::nullopt};
   CHECK(TimeZone::utc().to_utc(t) == utc("2025-07-01T12:00:00Z"));
   CHECK(TimeZone::parse("-05:30")->to_utc(t) == utc("2025-07-01T17:30:00Z"));

@@ -78,7 +78,10 @@ Status TomlReader::only_keys(const std::set<std::string>& known) const {
   for (const auto& [k, v] : t_) {
     if (!known.count(std::string(k.str()))) {
       std::string list;
-      for (const auto& x : known) list += (list.empty() ? "" : ", ") + x;
+      for (const auto& x : known) {
+        if (!list.empty()) list += ", ";
+        list += x;
+      }
       return make_error(ErrorKind::config, fmt::format("unknown key '{}'", k.str()), file_,
                         static_cast<long>(v.source().begin.line),
                         context_.empty() ? std::string(k.str()) : context_ + "." + std::string(k.str()),

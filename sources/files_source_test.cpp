@@ -6,7 +6,7 @@
 
 using namespace attribution;
 
-TEST_CASE("path templates: {host} and {rank} are read back; other nodes' files are not ours") {
+TEST_CASE("path templates: {host} and {rank} are read back / other nodes' files are not ours") {
   test::TempDir d;
   d.file("logs/node01/rank-0.log", "a");
   d.file("logs/node01/rank-1.log", "a");
@@ -35,7 +35,7 @@ TEST_CASE("path templates: {host} and {rank} are read back; other nodes' files a
   CHECK(cov.problems[0].find("logs/none/*.log") != std::string::npos);
 }
 
-TEST_CASE("--logs: node-named directories or files, else the subdirectory") {
+TEST_CASE("ad-hoc logs: node-named directories or files / else the subdirectory") {
   test::TempDir d;
   d.file("job/node03/kern.log", "a");
   d.file("job/node04.log", "a");
@@ -92,7 +92,7 @@ exit_code = 134
 
 #include "sources/line_buffer.hpp"
 
-TEST_CASE("binary detection: random bytes yes; logs with stray NULs or Latin-1 no") {
+TEST_CASE("binary detection: random bytes yes / logs with stray NULs or Latin-1 no") {
   std::string random(8192, '\0');
   uint32_t x = 2463534242u;
   for (auto& c : random) {

@@ -49,7 +49,7 @@ TEST_CASE("no usable data exits 4 with a sources entry saying why") {
   CHECK(r.out.find("\"status\": \"empty\"") != std::string::npos);
 }
 
-TEST_CASE("hostile files produce a report, never a crash") {
+TEST_CASE("hostile files produce a report / never a crash") {
   test::TempDir d;
   std::string garbage(1 << 20, '\0');
   for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>((i * 2654435761u) >> 13);
@@ -66,7 +66,7 @@ TEST_CASE("hostile files produce a report, never a crash") {
   CHECK(r.out.find("\"status\": \"partial\"") != std::string::npos);
 }
 
-TEST_CASE("rules test passes on the built-ins; a broken rule file fails with file:line") {
+TEST_CASE("rules test passes on the built-ins / a broken rule file fails with file:line") {
   auto ok = run_cli("rules test");
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find(" 0 failed") != std::string::npos);

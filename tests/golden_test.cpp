@@ -37,7 +37,7 @@ std::string diagnose(const std::string& example, const std::string& format, int 
 
 TEST_CASE("there are at least four examples") { CHECK(examples().size() >= 4); }
 
-TEST_CASE("golden reports: every example, every format, byte for byte") {
+TEST_CASE("golden reports: every example / every format / byte for byte") {
   bool update = std::getenv("ATTRIBUTION_UPDATE_GOLDEN") != nullptr;
   for (const auto& ex : examples()) {
     for (auto [format, ext] : {std::pair{"text", "txt"}, std::pair{"json", "json"}, std::pair{"markdown", "md"}}) {
@@ -89,7 +89,7 @@ TEST_CASE("each example's diagnosis matches its ground truth") {
   }
 }
 
-TEST_CASE("--logs ad-hoc mode finds the same root cause as the configured run") {
+TEST_CASE("ad-hoc --logs mode finds the same root cause as the configured run") {
   auto r = test::run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --format json", false);
   REQUIRE(r.exit_code == 0);
   simdjson::dom::parser parser;
