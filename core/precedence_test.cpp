@@ -2,38 +2,11 @@
 
 #include "core/precedence.hpp"
 #include "core/timeline.hpp"
-#include "tests/test_rules.hpp"
+#include "tests/finding_builder.hpp"
 
 using namespace attribution;
 
-namespace {
-
-constexpr Micros kT0 = 1741942800LL * kMicrosPerSecond;  // 2025-03-14T09:00:00Z
-constexpr Micros kMin = 60 * kMicrosPerSecond;
-
-struct Builder {
-  RuleSet rules = test::test_rules();
-  Workload w;
-  std::vector<Finding> raw;
-  int line = 0;
-  Builder() { w.nodes = {"node1", "node2", "node3", "node4"}; }
-  Finding& add(const char* rule, const char* host, Micros t, int rank = -1, const char* pci = "", bool inferred = false) {
-    Finding f;
-    f.rule = static_cast<int>(rules.find(rule) - rules.rules.data());
-    f.host = host;
-    f.rank = rank;
-    f.pci = pci;
-    f.first_seen = f.last_seen = t;
-    f.time_inferred = inferred;
-    f.evidence.push_back(Evidence{t, inferred, "s", host, rank, "f.log:" + std::to_string(++line), rule});
-    raw.push_back(f);
-    return raw.back();
-  }
-  Timeline timeline() { return build_timeline(raw, rules, w); }
-  const Rule& rule_of(const Timeline& t, size_t i) { return rules.rules[t.findings[i].rule]; }
-};
-
-}  // namespace
+using namespace attribution::test;
 
 TEST_CASE("hardware fault on one node: peers' NCCL errors and timeouts are its symptoms") {
   Builder b;
@@ -156,41 +129,4 @@ TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the ap
   CHECK(d.localisation->kind == "first-failure");
   CHECK(d.localisation->host == "node2");
   CHECK(d.localisation->blame == "application");
-}
-
-TEST_CASE("timeline: rank -> host and GPU from NCCL init lines / IP -> host / bursts fold") {
-  Builder b;
-  auto& init = b.add("t.init", "node3", kT0, 21);
-  init.gpu = 5;
-  init.pci = "0000:b9:00.0";
-  b.add("t.oob", "node3", kT0, 21).fields["ip"] = "10.0.0.13";
-  b.add("t.cuda-illegal", "", kT0 + kMin, 21);  // a rank's line with no host of its own
-  b.add("t.nccl-peer", "node1", kT0 + kMin, 0).peer = "10.0.0.13";
-  for (int i = 0; i < 5; ++i) b.add("t.xid45", "node3", kT0 + 2 * kMin + i * kMicrosPerSecond, -1, "0000:b9:00.0");
-  b.add("t.xid45", "node3", kT0 + 9 * kMin, -1, "0000:b9:00.0");  // after the 10 s burst gap
-  b.add("t.noise", "node3", kT0, -1);
-  b.add("t.cuda-illegal", "node9", kT0, 1);  // a node outside the workload
-  auto t = b.timeline();
-  CHECK(t.benign == 1);
-  CHECK(t.other_hosts == 1);
-  int xid45 = 0;
-  for (const auto& f : t.findings) {
-    const Rule& r = b.rules.rules[f.rule];
-    if (r.id == "t.cuda-illegal") {
-      CHECK(f.host == "node3");
-      CHECK(f.gpu == 5);
-      CHECK(f.pci == "0000:b9:00.0");
-    }
-    if (r.id == "t.nccl-peer") CHECK(f.peer == "node3");
-    if (r.id == "t.xid45") {
-      ++xid45;
-      if (f.count == 5) {
-        CHECK(f.last_seen - f.first_seen == 4 * kMicrosPerSecond);
-        CHECK(f.evidence.size() == 2);
-      }
-    }
-  }
-  CHECK(xid45 == 2);
-  CHECK(std::is_sorted(t.findings.begin(), t.findings.end(),
-                       [](const Finding& a, const Finding& b) { return a.first_seen < b.first_seen; }));
 }

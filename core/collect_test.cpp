@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include "core/collect.hpp"
+#include "tests/test_util.hpp"
+
+using namespace attribution;
+
+TEST_CASE("collect: every configured source gets a coverage record in config order") {
+  test::TempDir d;
+  d.file("logs/n1/rank-0.log", "x");
+  d.file("logs/n2/rank-8.log", "x");
+  auto cfg = parse_config(R"(
+[[source]]
+name = "ranks"
+kind = "files"
+paths = ["logs/{host}/rank-{rank}.log"]
+
+[[source]]
+name = "metrics"
+kind = "prometheus"
+url = "http://127.0.0.1:9"
+
+[[source]]
+name = "nothing"
+kind = "files"
+paths = ["absent/*.log"]
+)", d.path() + "/c.toml");
+  REQUIRE(cfg);
+  Workload w;
+  w.nodes = {"n1", "n2", "n3"};
+  Collection c = collect(*cfg, w, {});
+  REQUIRE(c.coverage.size() == 3);
+  CHECK(c.coverage[0].name == "ranks");
+  CHECK(c.coverage[0].hosts_expected == 3);
+  CHECK(c.coverage[1].status == SourceStatus::skipped);
+  CHECK(c.coverage[1].reason.find("prometheus") != std::string::npos);
+  CHECK(c.coverage[2].problems.size() == 1);
+  REQUIRE(c.files.size() == 2);
+  CHECK(c.files[0].source == 0);
+  CHECK(c.files[1].rank_hint == 8);
+  CHECK(c.sources[0].stream == "applog");
+}
+
+TEST_CASE("collect: --logs replaces configured file sources but keeps the others") {
+  test::TempDir d;
+  d.file("job/node1/kern.log", "x");
+  auto cfg = parse_config("[[source]]\nname = \"ranks\"\nkind = \"files\"\npaths = [\"x\"]\n"
+                          "[[source]]\nname = \"loki\"\nkind = \"loki\"\n",
+                          d.path() + "/c.toml");
+  REQUIRE(cfg);
+  Collection c = collect(*cfg, Workload{}, {d.path() + "/job"});
+  REQUIRE(c.coverage.size() == 2);
+  CHECK(c.coverage[0].name == "logs");
+  CHECK(c.coverage[1].name == "loki");
+  REQUIRE(c.files.size() == 1);
+  CHECK(c.files[0].host_hint == "node1");
+}

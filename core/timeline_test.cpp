@@ -1,0 +1,45 @@
+#include <catch2/catch.hpp>
+
+#include "core/timeline.hpp"
+#include "tests/finding_builder.hpp"
+
+using namespace attribution;
+
+using namespace attribution::test;
+
+TEST_CASE("timeline: rank -> host and GPU from NCCL init lines / IP -> host / bursts fold") {
+  Builder b;
+  auto& init = b.add("t.init", "node3", kT0, 21);
+  init.gpu = 5;
+  init.pci = "0000:b9:00.0";
+  b.add("t.oob", "node3", kT0, 21).fields["ip"] = "10.0.0.13";
+  b.add("t.cuda-illegal", "", kT0 + kMin, 21);  // a rank's line with no host of its own
+  b.add("t.nccl-peer", "node1", kT0 + kMin, 0).peer = "10.0.0.13";
+  for (int i = 0; i < 5; ++i) b.add("t.xid45", "node3", kT0 + 2 * kMin + i * kMicrosPerSecond, -1, "0000:b9:00.0");
+  b.add("t.xid45", "node3", kT0 + 9 * kMin, -1, "0000:b9:00.0");  // after the 10 s burst gap
+  b.add("t.noise", "node3", kT0, -1);
+  b.add("t.cuda-illegal", "node9", kT0, 1);  // a node outside the workload
+  auto t = b.timeline();
+  CHECK(t.benign == 1);
+  CHECK(t.other_hosts == 1);
+  int xid45 = 0;
+  for (const auto& f : t.findings) {
+    const Rule& r = b.rules.rules[f.rule];
+    if (r.id == "t.cuda-illegal") {
+      CHECK(f.host == "node3");
+      CHECK(f.gpu == 5);
+      CHECK(f.pci == "0000:b9:00.0");
+    }
+    if (r.id == "t.nccl-peer") CHECK(f.peer == "node3");
+    if (r.id == "t.xid45") {
+      ++xid45;
+      if (f.count == 5) {
+        CHECK(f.last_seen - f.first_seen == 4 * kMicrosPerSecond);
+        CHECK(f.evidence.size() == 2);
+      }
+    }
+  }
+  CHECK(xid45 == 2);
+  CHECK(std::is_sorted(t.findings.begin(), t.findings.end(),
+                       [](const Finding& a, const Finding& b) { return a.first_seen < b.first_seen; }));
+}
