@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <memory>
@@ -13,7 +12,6 @@
 
 namespace attribution::cli {
 namespace {
-namespace fs = std::filesystem;
 
 struct NamedText {
   std::string name, text;
@@ -26,16 +24,7 @@ Result<std::vector<NamedText>> rule_sources(const std::string& path) {
     for (const auto& e : builtin_rulesets()) out.push_back({e.name, e.text});
     return out;
   }
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    for (const auto& de : fs::directory_iterator(path, ec))
-      if (de.path().extension() == ".toml") files.push_back(de.path().string());
-    std::sort(files.begin(), files.end());
-  } else {
-    files.push_back(path);
-  }
-  for (const auto& f : files) {
+  for (const auto& f : list_rule_files(path)) {
     auto text = read_text_file(f);
     if (!text) return text.error();
     out.push_back({f, *text});

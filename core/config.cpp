@@ -11,32 +11,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#define TRY(lhs, expr)           \
-  do {                           \
-    auto _r = (expr);            \
-    if (!_r) return _r.error();  \
-    lhs = std::move(_r.value()); \
-  } while (0)
-
 Status parse_workload(const TomlReader& r, Config& c) {
   if (auto st = r.only_keys({"scheduler", "static", "before", "after", "timezone"}); !st) return st;
   std::optional<std::string> s;
-  TRY(s, r.str("scheduler"));
+  ATTRIBUTION_TRY(s, r.str("scheduler"));
   if (s) {
     if (*s != "static" && *s != "slurm" && *s != "kueue" && *s != "none")
       return r.error("scheduler", fmt::format("scheduler '{}' is not one of slurm, kueue, static, none", *s));
     c.scheduler = *s;
   }
-  TRY(s, r.str("static"));
+  ATTRIBUTION_TRY(s, r.str("static"));
   if (s) c.static_file = *s;
   for (auto [key, out] : {std::pair{"before", &c.before}, std::pair{"after", &c.after}}) {
-    TRY(s, r.str(key));
+    ATTRIBUTION_TRY(s, r.str(key));
     if (!s) continue;
     auto d = parse_duration(*s);
     if (!d) return r.error(key, d.error().message, d.error().hint);
     *out = *d;
   }
-  TRY(s, r.str("timezone"));
+  ATTRIBUTION_TRY(s, r.str("timezone"));
   if (s) {
     auto tz = TimeZone::parse(*s);
     if (!tz) return r.error("timezone", tz.error().message, tz.error().hint);
@@ -51,36 +44,36 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
   SourceConfig sc;
   sc.line = r.line();
   std::optional<std::string> s;
-  TRY(s, r.str("name", true));
+  ATTRIBUTION_TRY(s, r.str("name", true));
   sc.name = *s;
-  TRY(s, r.str("kind", true));
+  ATTRIBUTION_TRY(s, r.str("kind", true));
   sc.kind = *s;
   static const std::set<std::string> kinds = {"files", "loki", "prometheus", "kubernetes", "journal", "static"};
   if (!kinds.count(sc.kind))
     return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes, journal", sc.kind));
   if (sc.kind != "files") return sc;  // other kinds are validated by their own adapters
   if (auto st = r.only_keys({"name", "kind", "paths", "stream", "timezone", "boot_time", "host"}); !st) return st.error();
-  TRY(sc.paths, r.str_list("paths"));
+  ATTRIBUTION_TRY(sc.paths, r.str_list("paths"));
   if (sc.paths.empty()) return r.error("paths", "a files source needs paths = [\"...\"]");
-  TRY(s, r.str("stream"));
+  ATTRIBUTION_TRY(s, r.str("stream"));
   if (s) {
     if (*s != "applog" && *s != "syslog" && *s != "scheduler")
       return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog, scheduler", *s));
     sc.stream = *s;
   }
-  TRY(s, r.str("timezone"));
+  ATTRIBUTION_TRY(s, r.str("timezone"));
   if (s) {
     auto tz = TimeZone::parse(*s);
     if (!tz) return r.error("timezone", tz.error().message, tz.error().hint);
     sc.timezone = *tz;
   }
-  TRY(s, r.str("boot_time"));
+  ATTRIBUTION_TRY(s, r.str("boot_time"));
   if (s) {
     auto t = parse_time_value(*s, TimeZone::utc());
     if (!t) return r.error("boot_time", t.error().message, t.error().hint);
     sc.boot_time = *t;
   }
-  TRY(s, r.str("host"));
+  ATTRIBUTION_TRY(s, r.str("host"));
   if (s) sc.host = *s;
   return sc;
 }
@@ -102,7 +95,7 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
   if (const toml::table* rt = (*doc)["rules"].as_table()) {
     TomlReader rr(*rt, file, "rules");
     if (auto st = rr.only_keys({"paths"}); !st) return st.error();
-    TRY(c.rule_paths, rr.str_list("paths"));
+    ATTRIBUTION_TRY(c.rule_paths, rr.str_list("paths"));
     for (auto& p : c.rule_paths)
       if (fs::path(p).is_relative()) p = (fs::path(c.base_dir) / p).string();
   }

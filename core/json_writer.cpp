@@ -29,20 +29,27 @@ size_t utf8_len(std::string_view s, size_t i) {
 
 }  // namespace
 
-void append_json_escaped(std::string& out, std::string_view s) {
+// Calls ascii(c) for each ASCII byte and appends valid multi-byte sequences as they are;
+// an invalid byte becomes U+FFFD.
+template <typename Ascii>
+void walk_utf8(std::string& out, std::string_view s, Ascii ascii) {
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      size_t n = utf8_len(s, i);
-      if (n == 0) {
-        out += "\xEF\xBF\xBD";
-        ++i;
-      } else {
-        out.append(s.substr(i, n));
-        i += n;
-      }
-      continue;
+    if (c < 0x80) {
+      ascii(c);
+      ++i;
+    } else if (size_t n = utf8_len(s, i); n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
     }
+  }
+}
+
+void append_json_escaped(std::string& out, std::string_view s) {
+  walk_utf8(out, s, [&](unsigned char c) {
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -53,29 +60,13 @@ void append_json_escaped(std::string& out, std::string_view s) {
         if (c < 0x20 || c == 0x7f) out += fmt::format("\\u{:04x}", c);
         else out += static_cast<char>(c);
     }
-    ++i;
-  }
+  });
 }
 
 std::string sanitize_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x80) {
-      size_t n = utf8_len(s, i);
-      if (n == 0) {
-        out += "\xEF\xBF\xBD";
-        ++i;
-      } else {
-        out.append(s.substr(i, n));
-        i += n;
-      }
-      continue;
-    }
-    out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c);
-    ++i;
-  }
+  walk_utf8(out, s, [&](unsigned char c) { out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c); });
   return out;
 }
 

@@ -44,3 +44,11 @@ inline Error make_error(ErrorKind kind, std::string message, std::string file = 
 }
 
 }  // namespace attribution
+
+// Assigns a Result's value to `lhs`, or returns its error from the enclosing function.
+#define ATTRIBUTION_TRY(lhs, expr)   \
+  do {                               \
+    auto _attribution_r = (expr);    \
+    if (!_attribution_r) return _attribution_r.error(); \
+    lhs = std::move(_attribution_r.value()); \
+  } while (0)

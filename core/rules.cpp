@@ -75,21 +75,13 @@ Result<Micros> duration_field(const TomlReader& r, std::string_view key, Micros 
   return *d;
 }
 
-// Every error path in one place keeps the rule parser readable.
-#define TRY_ASSIGN(lhs, expr)            \
-  do {                                   \
-    auto _r = (expr);                    \
-    if (!_r) return _r.error();          \
-    lhs = std::move(_r.value());         \
-  } while (0)
-
 Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
   TomlReader r(t, file, fmt::format("rule[{}]", index));
   Rule rule;
   rule.file = file;
   rule.line = r.line();
   std::optional<std::string> s;
-  TRY_ASSIGN(s, r.str("id", true));
+  ATTRIBUTION_TRY(s, r.str("id", true));
   rule.id = *s;
   TomlReader rr(t, file, "rule " + rule.id);
   auto need = [&](std::string_view key, std::string& out, bool required) -> Status {
@@ -104,11 +96,11 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
            {"family", &rule.family, false}, {"blame", &rule.blame, false}, {"confidence", &rule.confidence, false},
            {"action", &rule.action, false}})
     if (auto st = need(key, *out, req); !st) return st.error();
-  TRY_ASSIGN(rule.literals, rr.str_list("literals"));
+  ATTRIBUTION_TRY(rule.literals, rr.str_list("literals"));
   if (rule.literals.empty()) return rr.error("literals", "a rule needs at least one literal for the prefilter");
   for (const auto& l : rule.literals)
     if (l.empty()) return rr.error("literals", "a literal must not be empty");
-  TRY_ASSIGN(rule.streams, rr.str_list("streams"));
+  ATTRIBUTION_TRY(rule.streams, rr.str_list("streams"));
   for (const auto& st : rule.streams)
     if (st != "applog" && st != "syslog" && st != "scheduler" && st != "metrics")
       return rr.error("streams", fmt::format("stream '{}' is not one of applog, syslog, scheduler, metrics", st));
@@ -131,20 +123,20 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   if (rule.confidence != "high" && rule.confidence != "medium" && rule.confidence != "low")
     return rr.error("confidence", "confidence must be high, medium or low");
   std::optional<int64_t> n;
-  TRY_ASSIGN(n, rr.integer("priority"));
+  ATTRIBUTION_TRY(n, rr.integer("priority"));
   if (n) rule.priority = static_cast<int>(*n);
-  TRY_ASSIGN(n, rr.integer("lines"));
+  ATTRIBUTION_TRY(n, rr.integer("lines"));
   if (n) {
     if (*n < 1 || *n > 64) return rr.error("lines", "lines must be between 1 and 64");
     rule.lines = static_cast<int>(*n);
   }
-  TRY_ASSIGN(rule.burst, duration_field(rr, "burst", 60 * kMicrosPerSecond));
+  ATTRIBUTION_TRY(rule.burst, duration_field(rr, "burst", 60 * kMicrosPerSecond));
   Micros within;
-  TRY_ASSIGN(within, duration_field(rr, "within", 30 * 60 * kMicrosPerSecond));
+  ATTRIBUTION_TRY(within, duration_field(rr, "within", 30 * 60 * kMicrosPerSecond));
   std::string scope_text = "job";
   if (auto st = need("scope", scope_text, false); !st) return st.error();
   Scope scope;
-  TRY_ASSIGN(scope, parse_scope(rr, "scope", scope_text));
+  ATTRIBUTION_TRY(scope, parse_scope(rr, "scope", scope_text));
   if (const toml::array* ex = t["explains"].as_array()) {
     for (const auto& el : *ex) {
       Explain e{"", scope, within};
@@ -153,11 +145,11 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
       } else if (const toml::table* et = el.as_table()) {
         TomlReader er(*et, file, "rule " + rule.id + ".explains");
         if (auto st = er.only_keys({"what", "scope", "within"}); !st) return st.error();
-        TRY_ASSIGN(s, er.str("what", true));
+        ATTRIBUTION_TRY(s, er.str("what", true));
         e.what = *s;
-        TRY_ASSIGN(s, er.str("scope"));
-        if (s) TRY_ASSIGN(e.scope, parse_scope(er, "scope", *s));
-        TRY_ASSIGN(e.within, duration_field(er, "within", within));
+        ATTRIBUTION_TRY(s, er.str("scope"));
+        if (s) ATTRIBUTION_TRY(e.scope, parse_scope(er, "scope", *s));
+        ATTRIBUTION_TRY(e.within, duration_field(er, "within", within));
       } else {
         return rr.error("explains", "each explains entry is a string or a table {what, scope, within}");
       }
@@ -176,7 +168,7 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
       if (auto st = mr.only_keys({"line", "captures"}); !st) return st.error();
       Sample sample;
       sample.source_line = mr.line();
-      TRY_ASSIGN(s, mr.str("line", true));
+      ATTRIBUTION_TRY(s, mr.str("line", true));
       sample.line = *s;
       if (const toml::node* c = mt->get("captures")) {
         const toml::table* ct = c->as_table();
@@ -269,6 +261,16 @@ Status check_samples(const Rule& rule) {
   return Ok{};
 }
 
+std::vector<std::string> list_rule_files(const std::string& path) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  for (const auto& de : fs::directory_iterator(path, ec))
+    if (de.path().extension() == ".toml") files.push_back(de.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
   std::map<std::string, Rule> by_id;
   Sha256 digest;
@@ -291,16 +293,7 @@ Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with
     for (const auto& e : builtin_rulesets())
       if (auto st = add(e.text, e.name, false); !st) return st.error();
   for (const auto& p : user_paths) {
-    std::vector<std::string> files;
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      for (const auto& de : fs::directory_iterator(p, ec))
-        if (de.path().extension() == ".toml") files.push_back(de.path().string());
-      std::sort(files.begin(), files.end());
-    } else {
-      files.push_back(p);
-    }
-    for (const auto& f : files) {
+    for (const auto& f : list_rule_files(p)) {
       auto text = read_text_file(f);
       if (!text) {
         Error e = text.error();

@@ -62,6 +62,8 @@ struct RuleSet {
 
 // Parses one ruleset file's text; compiles patterns; does not run samples.
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file);
+// A rule file, or the *.toml files of a directory in name order.
+std::vector<std::string> list_rule_files(const std::string& path);
 // Built-ins, then each user file or directory of *.toml (same id replaces). Checks every sample.
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
 // Runs one rule's samples through the same prefilter + pattern path that scanning uses.
