@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -33,6 +34,9 @@ int run_diagnose(DiagnoseOptions& o) {
   if (!o.end.empty()) r.workload.end = o.end;
   if (!o.before.empty()) r.before = o.before;
   if (!o.after.empty()) r.after = o.after;
+  r.workload.now = std::chrono::duration_cast<std::chrono::microseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
   if (r.threads <= 0) r.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   auto report = diagnose(r);

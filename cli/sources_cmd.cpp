@@ -6,6 +6,7 @@
 #include "cli/messages.hpp"
 #include "core/collect.hpp"
 #include "core/workload.hpp"
+#include "sources/command.hpp"
 #include "sources/line_buffer.hpp"
 
 namespace attribution::cli {
@@ -21,7 +22,8 @@ int check_sources(const std::string& config_path) {
   }
   Workload w;  // without a scheduler, {host} matches any host
   if (config->scheduler == "static") {
-    auto resolved = resolve_workload(*config, WorkloadRequest{});
+    ProcessRunner runner;
+    auto resolved = resolve_workload(*config, WorkloadRequest{}, runner);
     if (!resolved) return report_error(resolved.error());
     w = *resolved;
   }

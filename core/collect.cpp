@@ -31,6 +31,23 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
     auto files = list_adhoc_files(adhoc_logs, i, workload, c.coverage[i]);
     c.files.insert(c.files.end(), files.begin(), files.end());
   }
+  if (!workload.facts.empty()) {
+    size_t i = add_source(workload.scheduler, workload.scheduler, "scheduler", TimeZone::utc(), std::nullopt);
+    std::string text;
+    for (const auto& f : workload.facts) text += f.text + "\n";
+    InputFile f{workload.facts.front().origin, i, "", -1, std::make_shared<const std::string>(std::move(text))};
+    c.files.push_back(std::move(f));
+  }
+  if (adhoc_logs.empty() && !workload.log_paths.empty()) {
+    // The job's own stdout/stderr: what a login-node user has without any configuration.
+    SourceConfig sc;
+    sc.name = "job-output";
+    sc.kind = "files";
+    sc.paths = workload.log_paths;
+    size_t i = add_source(sc.name, sc.kind, "applog", config.timezone, std::nullopt);
+    auto files = list_source_files(sc, i, config.base_dir, workload, c.coverage[i]);
+    c.files.insert(c.files.end(), files.begin(), files.end());
+  }
   for (const auto& sc : config.sources) {
     if (!adhoc_logs.empty() && sc.kind == "files") continue;  // --logs replaces the configured files
     size_t i = add_source(sc.name, sc.kind, sc.stream, sc.timezone.value_or(config.timezone), sc.boot_time);

@@ -8,6 +8,7 @@
 #include "core/rules.hpp"
 #include "core/scan.hpp"
 #include "core/timeline.hpp"
+#include "sources/command.hpp"
 
 namespace attribution {
 namespace {
@@ -38,7 +39,8 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   auto matcher = Matcher::build(*rules);
   if (!matcher) return matcher.error();
 
-  auto workload = resolve_workload(*config, req.workload);
+  ProcessRunner real_runner;
+  auto workload = resolve_workload(*config, req.workload, req.runner ? *req.runner : real_runner);
   if (!workload) return workload.error();
 
   Collection collection = collect(*config, *workload, req.workload.logs);

@@ -9,12 +9,15 @@
 
 namespace attribution {
 
+class CommandRunner;
+
 struct DiagnoseRequest {
   std::optional<std::string> config_path;
   WorkloadRequest workload;
   std::vector<std::string> rule_paths;
   std::optional<std::string> before, after;  // override the config's window margins
   int threads = 1;
+  CommandRunner* runner = nullptr;  // scheduler commands; null: run the real programs
 };
 
 Result<Report> diagnose(const DiagnoseRequest& request);

@@ -14,12 +14,22 @@ struct Window {
   bool contains(Micros t) const { return t >= start && t <= end; }
 };
 
+// A fact the scheduler states about the workload, as a line the rules read (stream "scheduler").
+struct SchedulerFact {
+  Micros time = 0;
+  std::string text;    // e.g. "slurm job 12 state NODE_FAIL reason NodeDown exit_code 0 ..."
+  std::string origin;  // the command or URL it came from
+};
+
 struct Workload {
   std::string id, scheduler, name, user, state;
   std::optional<int> exit_code;
   std::vector<std::string> nodes;  // expanded, in the scheduler's order
   std::optional<Micros> start, end;
   Window window;                    // [start - before, end + after]
+  std::vector<SchedulerFact> facts;  // the scheduler's account of the job's fate
+  std::vector<std::string> log_paths;  // the job's own output files (Slurm StdOut/StdErr)
+  std::string workdir;
   bool window_known = false;        // false: --logs without --start/--end until the scan derives it
 };
 

@@ -56,15 +56,23 @@ class FileScanner {
 
   FileScan run() {
     FileScan out;
-    auto bytes = FileBytes::open(file_.path);
-    if (!bytes) {
-      out.failed = true;
-      out.problem = fmt::format("{}: {}", file_.path, bytes.error().message);
-      return out;
+    std::optional<FileBytes> bytes;
+    std::string_view buf;
+    if (file_.text) {
+      buf = *file_.text;
+      out.bytes = static_cast<int64_t>(buf.size());
+    } else {
+      auto opened = FileBytes::open(file_.path);
+      if (!opened) {
+        out.failed = true;
+        out.problem = fmt::format("{}: {}", file_.path, opened.error().message);
+        return out;
+      }
+      bytes.emplace(std::move(opened.value()));
+      out.bytes = bytes->stored_bytes();
+      if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
+      buf = bytes->view();
     }
-    out.bytes = bytes->stored_bytes();
-    if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
-    std::string_view buf = bytes->view();
     if (looks_binary(buf)) {
       out.failed = true;
       out.problem = fmt::format("{}: skipped, binary content", file_.path);
@@ -109,6 +117,7 @@ class FileScanner {
     if (w_.start) return *w_.start;
     if (w_.end) return *w_.end;
     std::error_code ec;
+    if (file_.text) return 0;
     auto mtime = std::filesystem::last_write_time(file_.path, ec);
     if (ec) return 0;
     auto sys = std::chrono::file_clock::to_sys(mtime);

@@ -36,7 +36,7 @@ struct Fixture {
     Collection c;
     c.sources.push_back(SourceRuntime{"s", "files", "syslog", TimeZone::utc(), boot});
     c.coverage.push_back(coverage("s"));
-    for (const auto& p : paths) c.files.push_back(InputFile{p, 0, "node1", -1});
+    for (const auto& p : paths) c.files.push_back(InputFile{p, 0, "node1", -1, nullptr});
     ScanResult r = scan(c, *matcher, w, 2);
     if (out) *out = c;
     return r;
@@ -160,7 +160,7 @@ TEST_CASE("scan results do not depend on the thread count") {
   Collection c1, c2;
   c1.sources.push_back(SourceRuntime{"s", "files", "syslog", TimeZone::utc(), {}});
   c1.coverage.push_back(coverage("s"));
-  for (const auto& p : files) c1.files.push_back(InputFile{p, 0, "node1", -1});
+  for (const auto& p : files) c1.files.push_back(InputFile{p, 0, "node1", -1, nullptr});
   c2 = c1;
   auto a = scan(c1, *fx.matcher, fx.w, 1);
   auto b = scan(c2, *fx.matcher, fx.w, 4);

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/hostlist.hpp"
+#include "sources/slurm_workload.hpp"
 #include "sources/static_workload.hpp"
 
 namespace attribution {
@@ -18,8 +19,11 @@ void set_window(Workload& w, const Config& c) {
 
 }  // namespace
 
-Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& req) {
+Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& req, CommandRunner& runner) {
   Workload w;
+  bool slurm = config.scheduler == "slurm" ||
+               (config.scheduler == "none" && config.file.empty() && req.job && req.logs.empty() &&
+                (runner.available("sacct") || runner.available("scontrol")));
   if (!req.logs.empty()) {
     w.scheduler = "none";
     w.id = req.job.value_or("adhoc");
@@ -36,7 +40,13 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
       return make_error(ErrorKind::usage,
                         fmt::format("--job {} does not match the static workload's id {}", *req.job, w.id),
                         config.static_file, 0, "id", "omit --job, or pass the id the workload file declares");
-  } else if (config.scheduler == "slurm" || config.scheduler == "kueue") {
+  } else if (slurm) {
+    if (!req.job)
+      return make_error(ErrorKind::usage, "scheduler slurm needs --job ID", config.file, 0, {}, "pass --job 12345");
+    auto sw = resolve_slurm_workload(*req.job, runner, SlurmResolveOptions{config.timezone, req.now});
+    if (!sw) return sw.error();
+    w = std::move(sw.value());
+  } else if (config.scheduler == "kueue") {
     return make_error(ErrorKind::config,
                       fmt::format("scheduler '{}' is not available in this version", config.scheduler), config.file,
                       0, "workload.scheduler",

@@ -11,10 +11,14 @@ namespace attribution {
 
 struct WorkloadRequest {
   std::optional<std::string> job;
+  Micros now = 0;  // wall clock: the end of a running job's window
   std::vector<std::string> logs;  // --logs mode: no scheduler
   std::optional<std::string> nodes, start, end;
 };
 
-Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& request);
+class CommandRunner;
+
+// With no config file, `--job` on a host with sacct or scontrol means scheduler = "slurm".
+Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& request, CommandRunner& runner);
 
 }  // namespace attribution

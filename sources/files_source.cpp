@@ -17,7 +17,7 @@ struct TemplateForms {
   std::string glob, regex;
 };
 
-TemplateForms template_forms(const std::string& tmpl, const std::string& job) {
+TemplateForms template_forms(const std::string& tmpl, const std::string& job, const std::string& workdir) {
   TemplateForms f;
   for (size_t i = 0; i < tmpl.size();) {
     auto take = [&](std::string_view name, std::string_view g, std::string_view re) {
@@ -28,7 +28,7 @@ TemplateForms template_forms(const std::string& tmpl, const std::string& job) {
       return true;
     };
     if (take("{host}", "*", "(?P<host>[^/]+)") || take("{rank}", "*", "(?P<rank>[0-9]+)") ||
-        take("{job}", job, RE2::QuoteMeta(job)))
+        take("{job}", job, RE2::QuoteMeta(job)) || take("{workdir}", workdir, RE2::QuoteMeta(workdir)))
       continue;
     char c = tmpl[i++];
     f.glob += c;
@@ -67,8 +67,12 @@ std::vector<InputFile> list_source_files(const SourceConfig& source, size_t inde
   for (const auto& raw : source.paths) {
     std::string tmpl = raw;
     if (tmpl.rfind("~/", 0) == 0 && std::getenv("HOME")) tmpl = std::string(std::getenv("HOME")) + tmpl.substr(1);
+    if (tmpl.find("{workdir}") != std::string::npos && workload.workdir.empty()) {
+      cov.problems.push_back(fmt::format("{}: the workload has no working directory for {{workdir}}", raw));
+      continue;
+    }
     if (fs::path(tmpl).is_relative()) tmpl = (fs::path(base_dir) / tmpl).lexically_normal().string();
-    TemplateForms forms = template_forms(tmpl, workload.id);
+    TemplateForms forms = template_forms(tmpl, workload.id, workload.workdir);
     any_host_template |= tmpl.find("{host}") != std::string::npos;
     RE2 re("^" + forms.regex + "$");
     glob_t g{};
@@ -82,7 +86,7 @@ std::vector<InputFile> list_source_files(const SourceConfig& source, size_t inde
     for (const auto& m : matches) {
       std::error_code ec;
       if (fs::is_directory(m, ec) || !seen.insert(m).second) continue;
-      InputFile f{m, index, source.host, -1};
+      InputFile f{m, index, source.host, -1, nullptr};
       std::string host, rank;
       if (re.ok() && RE2::FullMatch(m, re)) {
         const auto& groups = re.NamedCapturingGroups();
@@ -138,7 +142,7 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
     }
     for (const auto& path : files) {
       if (!seen.insert(path).second) continue;
-      InputFile f{path, index, "", rank_from_name(path)};
+      InputFile f{path, index, "", rank_from_name(path), nullptr};
       fs::path rel = is_dir ? fs::path(path).lexically_relative(root) : fs::path(path).filename();
       if (!nodes.empty()) {
         for (const auto& part : rel) {  // a directory or file (stem) named after a node

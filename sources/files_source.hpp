@@ -1,6 +1,7 @@
 #pragma once
 // The `files` source: globs with {job} {host} {rank} templates, and the ad-hoc --logs walk.
 // It decides which files belong to which host/rank; reading and matching happen in the scan.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,11 @@
 namespace attribution {
 
 struct InputFile {
-  std::string path;
+  std::string path;  // a file, or for inline text the name shown in evidence locations
   size_t source = 0;      // index into the collection's sources
   std::string host_hint;  // from the path: {host}, a node-named directory, or a --logs subdirectory
   int rank_hint = -1;     // from {rank} or a "rank-N" file name
+  std::shared_ptr<const std::string> text;  // inline content (scheduler facts) instead of a file
 };
 
 // Expands one files source's templates for this workload. Problems go to `coverage`.
