@@ -63,7 +63,8 @@ struct Evidence {
 struct Finding {
   int rule = -1;  // index into RuleSet::rules
   std::string host, pci, peer;
-  int gpu = -1, rank = -1;
+  int gpu = -1, rank = -1;  // gpu: the NVML index (nvidia-smi, DCGM), not a process's CUDA ordinal
+  int64_t pid = -1;         // the process that printed the line (NCCL host:pid:tid), a join key
   Micros first_seen = 0, last_seen = 0;
   bool time_inferred = false;
   int64_t count = 1;

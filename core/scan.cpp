@@ -248,7 +248,10 @@ class FileScanner {
     std::string r = field("rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : file_.rank_hint;
     std::string g = field("gpu");
-    f.gpu = !g.empty() ? std::atoi(g.c_str()) : prefix.gpu;
+    // NCCL's "[dev]" is the process's CUDA ordinal (0 for every rank under CUDA_VISIBLE_DEVICES),
+    // so the GPU comes from the process's own init line, joined on host and pid (timeline).
+    f.gpu = !g.empty() ? std::atoi(g.c_str()) : -1;
+    f.pid = prefix.pid;
     if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
     if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);

@@ -40,18 +40,22 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   std::map<int, std::map<std::string, int>> rank_host_votes;
   std::map<std::string, std::map<std::string, int>> ip_host_votes;
   std::map<int, std::map<GpuId, int>> rank_gpu_votes;
+  std::map<std::pair<std::string, int64_t>, std::map<GpuId, int>> pid_gpu_votes;
   std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
   for (const auto& f : raw) {
     if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
     if (auto it = f.fields.find("ip"); it != f.fields.end() && !f.host.empty())
       ip_host_votes[peer_host(it->second)][f.host]++;
-    if (f.rank >= 0 && f.gpu >= 0 && rules.rules[f.rule].role == Role::context)
-      rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
+    if (f.gpu >= 0 && rules.rules[f.rule].role == Role::context) {
+      if (f.rank >= 0) rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
+      if (f.pid >= 0 && !f.host.empty()) pid_gpu_votes[{f.host, f.pid}][GpuId{f.gpu, f.pci}]++;
+    }
     if (!f.host.empty() && f.gpu >= 0 && !f.pci.empty()) host_gpu_pci_votes[{f.host, f.gpu}][f.pci]++;
   }
   auto rank_host = majority(rank_host_votes);
   auto ip_host = majority(ip_host_votes);
   auto rank_gpu = majority(rank_gpu_votes);
+  auto pid_gpu = majority(pid_gpu_votes);
   auto host_gpu_pci = majority(host_gpu_pci_votes);
   std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
   for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
@@ -72,6 +76,11 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
     }
     if (f.host.empty() && f.rank >= 0)
       if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;
+    if (f.gpu < 0 && f.pid >= 0)
+      if (auto it = pid_gpu.find({f.host, f.pid}); it != pid_gpu.end()) {
+        f.gpu = it->second.gpu;
+        if (f.pci.empty()) f.pci = it->second.pci;
+      }
     if (f.gpu < 0 && f.rank >= 0)
       if (auto it = rank_gpu.find(f.rank); it != rank_gpu.end()) {
         f.gpu = it->second.gpu;

@@ -12,12 +12,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A path template as a glob (for finding files) and a regex (for reading {host}/{rank} back).
+// A path template ({job} and {workdir} already substituted) as a glob for finding files and a
+// regex for reading {host}/{rank} back.
 struct TemplateForms {
   std::string glob, regex;
 };
 
-TemplateForms template_forms(const std::string& tmpl, const std::string& job, const std::string& workdir) {
+TemplateForms template_forms(const std::string& tmpl) {
   TemplateForms f;
   for (size_t i = 0; i < tmpl.size();) {
     auto take = [&](std::string_view name, std::string_view g, std::string_view re) {
@@ -27,8 +28,7 @@ TemplateForms template_forms(const std::string& tmpl, const std::string& job, co
       i += name.size();
       return true;
     };
-    if (take("{host}", "*", "(?P<host>[^/]+)") || take("{rank}", "*", "(?P<rank>[0-9]+)") ||
-        take("{job}", job, RE2::QuoteMeta(job)) || take("{workdir}", workdir, RE2::QuoteMeta(workdir)))
+    if (take("{host}", "*", "(?P<host>[^/]+)") || take("{rank}", "*", "(?P<rank>[0-9]+)"))
       continue;
     char c = tmpl[i++];
     f.glob += c;
@@ -66,13 +66,16 @@ std::vector<InputFile> list_source_files(const SourceConfig& source, size_t inde
   bool any_host_template = false;
   for (const auto& raw : source.paths) {
     std::string tmpl = raw;
+    // {workdir} and {job} are known values: substitute them before deciding what is relative.
+    for (auto [key, value] : {std::pair{std::string("{workdir}"), workload.workdir}, std::pair{std::string("{job}"), workload.id}})
+      for (size_t k; (k = tmpl.find(key)) != std::string::npos;) tmpl.replace(k, key.size(), value);
     if (tmpl.rfind("~/", 0) == 0 && std::getenv("HOME")) tmpl = std::string(std::getenv("HOME")) + tmpl.substr(1);
-    if (tmpl.find("{workdir}") != std::string::npos && workload.workdir.empty()) {
+    if (raw.find("{workdir}") != std::string::npos && workload.workdir.empty()) {
       cov.problems.push_back(fmt::format("{}: the workload has no working directory for {{workdir}}", raw));
       continue;
     }
     if (fs::path(tmpl).is_relative()) tmpl = (fs::path(base_dir) / tmpl).lexically_normal().string();
-    TemplateForms forms = template_forms(tmpl, workload.id, workload.workdir);
+    TemplateForms forms = template_forms(tmpl);
     any_host_template |= tmpl.find("{host}") != std::string::npos;
     RE2 re("^" + forms.regex + "$");
     glob_t g{};

@@ -327,6 +327,28 @@ std::vector<NodeReason> parse_sinfo_reasons(std::string_view text, const TimeZon
   return out;
 }
 
+std::vector<NodeReason> parse_node_events(std::string_view text, const TimeZone& tz) {
+  std::vector<NodeReason> out;
+  for (size_t a = 0; a < text.size();) {
+    size_t b = text.find('\n', a);
+    if (b == std::string_view::npos) b = text.size();
+    std::string_view line = text.substr(a, b - a);
+    a = b + 1;
+    std::vector<std::string_view> f;
+    for (size_t p = 0; p <= line.size();) {
+      size_t q = line.find('|', p);
+      if (q == std::string_view::npos) q = line.size();
+      f.push_back(line.substr(p, q - p));
+      p = q + 1;
+    }
+    // Cluster-wide events have no node; only DOWN/DRAIN/FAIL states say a node was taken out.
+    if (f.size() < 4 || f[0].empty() || f[2].find_first_of("DF") != 0) continue;
+    NodeReason r{std::string(f[0]), std::string(f[3]), text_time(std::string(f[1]), tz)};
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::string expand_slurm_path(std::string_view p, const SlurmJob& job) {
   std::string out;
   for (size_t i = 0; i < p.size(); ++i) {

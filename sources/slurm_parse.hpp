@@ -44,6 +44,10 @@ struct NodeReason {
 // `sinfo -R -h -N -o '%n|%H|%E'`: node | time the reason was set | reason.
 std::vector<NodeReason> parse_sinfo_reasons(std::string_view text, const TimeZone& tz);
 
+// `sacctmgr -n -P show event ... Format=NodeName,TimeStart,State,Reason`: node state history from
+// accounting, which outlives the node's return to service.
+std::vector<NodeReason> parse_node_events(std::string_view text, const TimeZone& tz);
+
 // StdOut/StdErr patterns: %j %J %A %a %u %x %N %n %t %s %% (sbatch(1) "filename pattern").
 std::string expand_slurm_path(std::string_view pattern, const SlurmJob& job);
 

@@ -103,6 +103,18 @@ TEST_CASE("bad scheduler output is an error, not a crash") {
   CHECK(jobs->front().state.empty());
 }
 
+TEST_CASE("sacctmgr node events: only nodes taken out, with their reason and time") {
+  auto r = parse_node_events("|2026-11-30T20:28:41|Unknown||Cluster Registered TRES\n"
+                             "gpu-node03|2026-11-30T20:35:28|DOWN|GPU Xid 79 on GPU 5 (health check)\n"
+                             "gpu-node01|2026-11-30T20:36:00|DRAIN|Kill task failed\n"
+                             "gpu-node02|2026-11-30T20:37:00|IDLE|\n", TimeZone::utc());
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].node == "gpu-node03");
+  CHECK(r[0].reason == "GPU Xid 79 on GPU 5 (health check)");
+  CHECK(*r[0].since == utc("2026-11-30T20:35:28Z"));
+  CHECK(r[1].reason == "Kill task failed");
+}
+
 TEST_CASE("sinfo -R reasons and output path patterns") {
   auto r = parse_sinfo_reasons("gpu-node03|2026-11-30T19:33:18|GPU Xid 79 on GPU 5\nbad line\n", TimeZone::utc());
   REQUIRE(r.size() == 1);

@@ -174,8 +174,16 @@ Result<Workload> resolve_slurm_workload(const std::string& job_text, CommandRunn
     return make_error(ErrorKind::no_data, fmt::format("Slurm does not know job {}{}", job_text, why), {}, 0, {},
                       "check the id with `sacct -j ID`; jobs older than the accounting retention are gone");
   }
+  // Why nodes went down: accounting's node events (history), else sinfo -R (nodes still out).
   std::vector<NodeReason> reasons;
-  if (runner.available("sinfo")) {
+  if (runner.available("sacctmgr") && job->start) {
+    auto day = [](Micros t) { return format_rfc3339(t).substr(0, 10); };
+    Micros end = job->end.value_or(opt.now);
+    auto out = runner.run({"sacctmgr", "-n", "-P", "show", "event", "Start=" + day(*job->start - 86400 * kMicrosPerSecond),
+                           "End=" + day(end + 2 * 86400 * kMicrosPerSecond), "Format=NodeName,TimeStart,State,Reason"});
+    if (out && out->exit_code == 0) reasons = parse_node_events(out->out, opt.zone);
+  }
+  if (reasons.empty() && runner.available("sinfo")) {
     auto out = runner.run({"sinfo", "-R", "-h", "-N", "-o", "%N|%H|%E"});
     if (out && out->exit_code == 0) reasons = parse_sinfo_reasons(out->out, opt.zone);
   }

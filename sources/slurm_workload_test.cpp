@@ -14,8 +14,9 @@ ReplayRunner nodefail_cluster() {
   ReplayRunner r;
   r.add("sacct -j 2 --json", CommandOutput{0, fixture("nodefail-sacct-j-json.json"), ""});
   r.add("scontrol show job -o 2", CommandOutput{0, fixture("nodefail-scontrol-show-job-o.txt"), ""});
-  // nodefail-sinfo-R.txt, in the %N|%H|%E form the resolver asks for
-  r.add("sinfo -R -h -N -o %N|%H|%E", CommandOutput{0, "gpu-node03|2026-11-30T19:33:18|GPU Xid 79 on GPU 5\n", ""});
+  // Node events as accounting keeps them (recorded form; the reason of nodefail-sinfo-R.txt).
+  r.add("sacctmgr -n -P show event Start=2026-11-29 End=2026-12-02 Format=NodeName,TimeStart,State,Reason",
+        CommandOutput{0, "|2026-11-30T19:30:41|Unknown|Cluster Registered TRES\ngpu-node03|2026-11-30T19:33:18|DOWN|GPU Xid 79 on GPU 5\n", ""});
   return r;
 }
 }  // namespace
@@ -47,6 +48,15 @@ TEST_CASE("NODE_FAIL: sacct + scontrol + sinfo -R name the failed node as a fact
   }
   CHECK(job_line);
   CHECK(node_line);
+}
+
+TEST_CASE("a node still down: sinfo -R names it when accounting has no events") {
+  ReplayRunner r;
+  r.add("sacct -j 2 --json", CommandOutput{0, fixture("nodefail-sacct-j-json.json"), ""});
+  r.add("sinfo -R -h -N -o %N|%H|%E", CommandOutput{0, "gpu-node03|2026-11-30T19:33:18|GPU Xid 79 on GPU 5\n", ""});
+  auto w = resolve_slurm_workload("2", r, SlurmResolveOptions{TimeZone::utc(), 0});
+  REQUIRE(w);
+  CHECK(w->facts.back().text.find("slurm node gpu-node03 down") != std::string::npos);
 }
 
 TEST_CASE("a failed job: scontrol's real exit code replaces sacct's, output paths come from scontrol") {

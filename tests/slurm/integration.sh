@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Integration test against a real Slurm (Debian's slurmctld, slurmd x4, slurmdbd + MariaDB, munge),
+# started on a private state directory by tests/realstack/slurm-up.sh and stopped on exit.
+# Submits jobs that fail in different ways, then runs `attribution diagnose --job ID --format json`
+# with no config file and checks outcome, nodes, window and evidence with jq.
+# Usage: integration.sh PATH/TO/attribution
+set -euo pipefail
+ATTR="$(readlink -f "$1")"
+HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
+export REALSTACK_STATE_DIR="${ATTRIBUTION_SLURM_STATE:-/tmp/attr-slurm}"
+export SLURM_CLUSTER_NAME=attribution
+export SLURM_FAKE_NODES=4
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+stop() { bash "$HERE/../realstack/slurm-down.sh" >/dev/null 2>&1 || true; }
+trap stop EXIT
+command -v jq >/dev/null || fail "jq is missing (tests/setup-debian.sh installs it)"
+bash "$HERE/../realstack/slurm-up.sh" >&2
+# shellcheck disable=SC1091
+. "$REALSTACK_STATE_DIR/slurm/env.sh"
+
+RUN="$REALSTACK_SLURM_JOBS_DIR/attr-$(date +%s)-$$"
+mkdir -p "$RUN"
+EMPTY="$(mktemp -d)"   # no ./attribution.toml here: zero configuration
+
+# 1. A 4-node training job: the rank on gpu-node03 hits an NVLink error (the kernel logs Xid 74
+#    to a per-node file under the job's working directory), its peers then fail with NCCL IB
+#    errors naming it; every rank exits 1.
+cat > "$RUN/train.sbatch" <<'SBATCH'
+#!/bin/bash
+#SBATCH --job-name=llama-pretrain
+#SBATCH --ntasks-per-node=1
+srun --kill-on-bad-exit=0 --label bash -c '
+  rank=$SLURM_PROCID; node=$SLURMD_NODENAME; pid=$((4000 + rank))
+  ts() { date -u "+%Y-%m-%d %H:%M:%S"; }
+  mkdir -p "logs/$node"
+  echo "$node:$pid:$pid [0] NCCL INFO Bootstrap : Using ib0:10.0.0.$((11 + rank))<0>"
+  echo "$node:$pid:$((pid + 7)) [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.$((11 + rank))<0>"
+  echo "$node:$pid:$((pid + 7)) [0] NCCL INFO comm 0x55d0 rank $rank nranks 4 cudaDev 0 nvmlDev 5 busId b9000 commId 0x9f3e - Init COMPLETE"
+  echo "step 100 loss 2.3141"
+  if [ "$node" = gpu-node03 ]; then
+    sleep 2
+    echo "$(date -u "+%b %e %H:%M:%S") $node kernel: [86412.418316] NVRM: Xid (PCI:0000:b9:00): 74, pid=<unknown>, name=<unknown>, NVLink: fatal error detected on link 6(0x10000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0)" >> "logs/$node/kern.log"
+    sleep 1
+    printf "\n[%s] %s:%s:%s [0] proxy.cc:1571 NCCL WARN Cuda failure %s\n" "$(ts)" "$node" "$pid" "$((pid + 9))" "'"'"'uncorrectable NVLink error detected during the execution'"'"'" >&2
+    exit 1
+  fi
+  sleep 5
+  printf "\n[%s] %s:%s:%s [0] transport/net_ib.cc:2451 NCCL WARN NET/IB: Got completion from peer 10.0.0.13<35912> with status=12 opcode=0 len=0 vendor err 129 (Send) hca mlx5_0\n" "$(ts)" "$node" "$pid" "$((pid + 9))" >&2
+  exit 1
+'
+SBATCH
+J_FAIL=$(cd "$RUN" && sbatch --parsable --mem=64 --no-requeue -N 4 -o "$RUN/slurm-%j.out" -e "$RUN/slurm-%j.err" train.sbatch)
+# 2. A job killed by its time limit (1 minute; KillWait is 5 s).
+J_TIME=$(sbatch --parsable --mem=64 --no-requeue -N 2 -w 'gpu-node[01-02]' -t 1 -J time-limit -o "$RUN/slurm-%j.out" --wrap 'srun sleep 600')
+# 3. A job cancelled by its user.
+J_CANCEL=$(sbatch --parsable --mem=64 --no-requeue -N 1 -w gpu-node01 -J cancelled -o "$RUN/slurm-%j.out" --wrap 'srun sleep 600')
+echo "jobs: fail=$J_FAIL time=$J_TIME cancel=$J_CANCEL (run dir $RUN)" >&2
+
+state() { scontrol show job -o "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | cut -d= -f2; }
+wait_state() {  # job, wanted state(s) regex, seconds
+  for _ in $(seq 1 $(($3 * 5))); do
+    [[ "$(state "$1")" =~ ^($2)$ ]] && return 0
+    sleep 0.2
+  done
+  fail "job $1 is $(state "$1") ($(scontrol show job -o "$1" | grep -o "Reason=[^ ]*")), expected $2 within $3 s"
+}
+# Accounting lags by a second or two: wait until sacct has the job's final record.
+wait_sacct() {
+  for _ in $(seq 1 100); do
+    [ "$(sacct -n -X -P -j "$1" -o State | head -1 | cut -d' ' -f1)" = "$2" ] && return 0
+    sleep 0.2
+  done
+  fail "sacct never showed job $1 as $2"
+}
+diagnose() { (cd "$EMPTY" && "$ATTR" diagnose --job "$1" --format json "${@:2}"); }
+check() {  # json, jq expression that must be true, description
+  jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -80 >&2; fail "$3: $2"; }
+  echo "ok: $3" >&2
+}
+
+wait_state "$J_CANCEL" RUNNING 30
+scancel "$J_CANCEL"
+wait_state "$J_FAIL" FAILED 60
+# 4. A node set DOWN under a running 4-node job: NODE_FAIL (after job 1, which also uses the node).
+J_NODE=$(sbatch --parsable --mem=64 --no-requeue -N 4 -J node-fail -o "$RUN/slurm-%j.out" --wrap 'srun sleep 600')
+echo "jobs: node=$J_NODE" >&2
+wait_state "$J_NODE" RUNNING 30
+sleep 2  # let the start record reach slurmdbd
+scontrol update nodename=gpu-node03 state=down reason="GPU Xid 79 on GPU 5 (health check)"
+wait_state "$J_NODE" NODE_FAIL 30
+scontrol update nodename=gpu-node03 state=resume
+
+wait_sacct "$J_FAIL" FAILED
+out=$(diagnose "$J_FAIL")
+check "$out" '.workload.scheduler == "slurm"' "job $J_FAIL: resolved from Slurm with no config"
+check "$out" '.workload.nodes == ["gpu-node01","gpu-node02","gpu-node03","gpu-node04"]' "nodes expanded"
+check "$out" '.workload.state == "FAILED" and .workload.exit_code == 1' "state and exit code as Slurm reports them"
+check "$out" '.workload.start != null and .workload.end != null and .workload.window.start < .workload.start and .workload.window.end > .workload.end' "window around the job"
+check "$out" '.outcome.family == "accelerator-fabric" and .root_causes[0].host == "gpu-node03"' "root cause on gpu-node03 from the job output alone"
+check "$out" '[.sources[] | select(.name == "job-output" and .status == "ok")] | length == 1' "job stdout/stderr read as the default source"
+check "$out" '[.symptoms[] | select(.rule == "nccl.ib-completion-error" and .explained_by == "R1")] | length == 1' "peers' IB errors explained by the root cause"
+check "$out" '[.evidence[] | select(.location | test("slurm-[0-9]+\\.err:"))] | length > 0' "evidence points into the job's stderr"
+
+cat > "$EMPTY/kernel.toml" <<'TOML'
+[workload]
+scheduler = "slurm"
+
+[[source]]
+name = "kernel"
+kind = "files"
+paths = ["{workdir}/logs/{host}/kern.log"]
+stream = "syslog"
+TOML
+out=$(diagnose "$J_FAIL" --config "$EMPTY/kernel.toml")
+check "$out" '.root_causes[0].rule == "nvlink.xid-74" and .root_causes[0].host == "gpu-node03" and .root_causes[0].pci == "0000:b9:00.0"' "with a {workdir} kernel source: Xid 74 on gpu-node03 GPU 0000:b9:00.0"
+check "$out" '.outcome.category == "nvlink_signal_integrity" and .outcome.exclude_nodes == ["gpu-node03"]' "outcome and requeue exclusion"
+
+wait_sacct "$J_NODE" NODE_FAIL
+out=$(diagnose "$J_NODE")
+check "$out" '.workload.state == "NODE_FAIL"' "job $J_NODE: NODE_FAIL"
+check "$out" '.outcome.category == "node_failure" and .root_causes[0].host == "gpu-node03"' "the node set down is the root cause"
+check "$out" '[.evidence[] | select(.text | test("GPU Xid 79 on GPU 5"))] | length == 1' "the node's down reason is evidence"
+
+wait_sacct "$J_CANCEL" CANCELLED
+out=$(diagnose "$J_CANCEL")
+check "$out" '.outcome.category == "user_cancelled" and .outcome.exclude_nodes == []' "job $J_CANCEL: cancelled, no node blamed"
+
+wait_state "$J_TIME" TIMEOUT 150
+wait_sacct "$J_TIME" TIMEOUT
+out=$(diagnose "$J_TIME")
+check "$out" '.outcome.category == "scheduler_time_limit" and .outcome.blame == "scheduler"' "job $J_TIME: time limit"
+check "$out" '.workload.nodes | length == 2' "time-limit job's two nodes"
+
+out=$( (cd "$EMPTY" && "$ATTR" diagnose --job 999999 --format json) 2>&1) && fail "an unknown job must not produce a report"
+grep -q "does not know job 999999" <<<"$out" || fail "unknown job message: $out"
+echo "ok: unknown job is a clear error" >&2
+echo "slurm integration: 1 passed, 0 failed"
