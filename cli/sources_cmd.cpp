@@ -7,6 +7,7 @@
 #include "core/collect.hpp"
 #include "core/workload.hpp"
 #include "sources/command.hpp"
+#include "sources/http.hpp"
 #include "sources/line_buffer.hpp"
 
 namespace attribution::cli {
@@ -23,7 +24,8 @@ int check_sources(const std::string& config_path) {
   Workload w;  // without a scheduler, {host} matches any host
   if (config->scheduler == "static") {
     ProcessRunner runner;
-    auto resolved = resolve_workload(*config, WorkloadRequest{}, runner);
+    CurlHttpClient http;
+    auto resolved = resolve_workload(*config, WorkloadRequest{}, Transports{runner, http});
     if (!resolved) return report_error(resolved.error());
     w = *resolved;
   }

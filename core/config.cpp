@@ -40,6 +40,22 @@ Status parse_workload(const TomlReader& r, Config& c) {
   return Ok{};
 }
 
+Status parse_slurm(const TomlReader& r, SlurmConfig& s) {
+  if (auto st = r.only_keys({"mode", "url", "token_env", "token_file", "user", "api", "ca_file"}); !st) return st;
+  s.line = r.line();
+  for (auto [key, out] : {std::pair{"mode", &s.mode}, std::pair{"url", &s.url}, std::pair{"token_env", &s.token_env},
+                          std::pair{"token_file", &s.token_file}, std::pair{"user", &s.user}, std::pair{"api", &s.api},
+                          std::pair{"ca_file", &s.ca_file}}) {
+    std::optional<std::string> v;
+    ATTRIBUTION_TRY(v, r.str(key));
+    if (v) *out = *v;
+  }
+  if (s.mode != "cli" && s.mode != "rest") return r.error("mode", fmt::format("mode '{}' is not one of cli, rest", s.mode));
+  if (s.mode == "rest" && s.url.empty()) return r.error("url", "mode = \"rest\" needs url = \"http://slurmrestd:6820\"");
+  if (!s.api.empty() && s.api.rfind("v0.0.", 0) != 0) return r.error("api", "api is a data parser version like v0.0.40");
+  return Ok{};
+}
+
 Result<SourceConfig> parse_source(const TomlReader& r) {
   SourceConfig sc;
   sc.line = r.line();
@@ -91,6 +107,11 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
   if (auto st = top.only_keys({"workload", "source", "rules", "slurm", "kueue"}); !st) return st.error();
   if (const toml::table* w = (*doc)["workload"].as_table()) {
     if (auto st = parse_workload(TomlReader(*w, file, "workload"), c); !st) return st.error();
+  }
+  if (const toml::table* st = (*doc)["slurm"].as_table()) {
+    if (auto s = parse_slurm(TomlReader(*st, file, "slurm"), c.slurm); !s) return s.error();
+    if (!c.slurm.token_file.empty() && fs::path(c.slurm.token_file).is_relative())
+      c.slurm.token_file = (fs::path(c.base_dir) / c.slurm.token_file).string();
   }
   if (const toml::table* rt = (*doc)["rules"].as_table()) {
     TomlReader rr(*rt, file, "rules");

@@ -19,6 +19,19 @@ struct SourceConfig {
   long line = 0;                     // where it is declared
 };
 
+// [slurm]: how to reach Slurm. mode = "cli" runs sacct/scontrol/sacctmgr/sinfo; mode = "rest" talks
+// to slurmrestd with a JWT read from an environment variable or a file (never from the config text).
+struct SlurmConfig {
+  std::string mode = "cli";
+  std::string url;         // rest: http(s)://host:6820
+  std::string token_env;   // rest: variable holding the JWT (default SLURM_JWT)
+  std::string token_file;  // rest: file holding the JWT
+  std::string user;        // rest: X-SLURM-USER-NAME (default: $USER)
+  std::string api;         // rest: "v0.0.38" .. ; empty: newest the server answers
+  std::string ca_file;     // rest: CA bundle for https
+  long line = 0;
+};
+
 struct Config {
   std::string file;      // the file read, empty for built-in defaults
   std::string base_dir;  // relative paths resolve here
@@ -29,6 +42,7 @@ struct Config {
   TimeZone timezone = TimeZone::utc();
   std::vector<SourceConfig> sources;
   std::vector<std::string> rule_paths;
+  SlurmConfig slurm;
 };
 
 // `path` given: it must exist. Otherwise ./attribution.toml, then /etc/attribution/attribution.toml,

@@ -79,3 +79,17 @@ TEST_CASE("load_config: explicit path must exist / no file means defaults") {
   CHECK(ok->after == 2 * 60 * kMicrosPerSecond);
   CHECK(ok->base_dir == d.path());
 }
+
+TEST_CASE("slurm section: rest mode needs a url; tokens come from env or file only") {
+  auto ok = parse_config("[workload]\nscheduler = \"slurm\"\n[slurm]\nmode = \"rest\"\nurl = \"http://h:6820\"\ntoken_file = \"jwt\"\n",
+                         "/etc/a/c.toml");
+  REQUIRE(ok);
+  CHECK(ok->slurm.mode == "rest");
+  CHECK(ok->slurm.token_file == "/etc/a/jwt");
+  auto no_url = parse_config("[slurm]\nmode = \"rest\"\n", "c.toml");
+  REQUIRE_FALSE(no_url);
+  CHECK(no_url.error().key == "slurm.url");
+  auto token_text = parse_config("[slurm]\ntoken = \"abc\"\n", "c.toml");
+  REQUIRE_FALSE(token_text);  // a secret in the config text is refused
+  CHECK(token_text.error().message.find("unknown key 'token'") != std::string::npos);
+}

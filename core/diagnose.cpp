@@ -9,6 +9,7 @@
 #include "core/scan.hpp"
 #include "core/timeline.hpp"
 #include "sources/command.hpp"
+#include "sources/http.hpp"
 
 namespace attribution {
 namespace {
@@ -40,7 +41,9 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   if (!matcher) return matcher.error();
 
   ProcessRunner real_runner;
-  auto workload = resolve_workload(*config, req.workload, req.runner ? *req.runner : real_runner);
+  CurlHttpClient real_http(HttpOptions{10 * kMicrosPerSecond, 60 * kMicrosPerSecond, config->slurm.ca_file});
+  Transports transports{req.runner ? *req.runner : real_runner, req.http ? *req.http : real_http};
+  auto workload = resolve_workload(*config, req.workload, transports);
   if (!workload) return workload.error();
 
   Collection collection = collect(*config, *workload, req.workload.logs);

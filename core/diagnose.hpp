@@ -10,6 +10,7 @@
 namespace attribution {
 
 class CommandRunner;
+class HttpClient;
 
 struct DiagnoseRequest {
   std::optional<std::string> config_path;
@@ -18,6 +19,7 @@ struct DiagnoseRequest {
   std::optional<std::string> before, after;  // override the config's window margins
   int threads = 1;
   CommandRunner* runner = nullptr;  // scheduler commands; null: run the real programs
+  HttpClient* http = nullptr;       // null: real HTTP
 };
 
 Result<Report> diagnose(const DiagnoseRequest& request);

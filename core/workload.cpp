@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/hostlist.hpp"
+#include "core/toml_util.hpp"
 #include "sources/slurm_workload.hpp"
 #include "sources/static_workload.hpp"
 
@@ -19,7 +20,30 @@ void set_window(Workload& w, const Config& c) {
 
 }  // namespace
 
-Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& req, CommandRunner& runner) {
+namespace {
+
+// The JWT for slurmrestd: from the variable or file the config names, never from the config text.
+Result<std::string> read_token(const SlurmConfig& s) {
+  if (!s.token_file.empty()) {
+    auto text = read_text_file(s.token_file);
+    if (!text) return make_error(ErrorKind::config, "cannot read the slurmrestd token file", s.token_file, 0, "slurm.token_file");
+    std::string t = *text;
+    if (t.rfind("SLURM_JWT=", 0) == 0) t = t.substr(10);  // `scontrol token` output as is
+    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+    return t;
+  }
+  std::string var = s.token_env.empty() ? "SLURM_JWT" : s.token_env;
+  const char* v = std::getenv(var.c_str());
+  if (!v || !*v)
+    return make_error(ErrorKind::config, fmt::format("the slurmrestd token variable {} is not set", var), {}, s.line,
+                      "slurm.token_env", "export it (e.g. `export $(scontrol token)`), or set slurm.token_file");
+  return std::string(v);
+}
+
+}  // namespace
+
+Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& req, Transports transports) {
+  CommandRunner& runner = transports.commands;
   Workload w;
   bool slurm = config.scheduler == "slurm" ||
                (config.scheduler == "none" && config.file.empty() && req.job && req.logs.empty() &&
@@ -43,7 +67,18 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
   } else if (slurm) {
     if (!req.job)
       return make_error(ErrorKind::usage, "scheduler slurm needs --job ID", config.file, 0, {}, "pass --job 12345");
-    auto sw = resolve_slurm_workload(*req.job, runner, SlurmResolveOptions{config.timezone, req.now});
+    SlurmResolveOptions opt{config.timezone, req.now};
+    Result<Workload> sw = Error{};
+    if (config.slurm.mode == "rest") {
+      auto token = read_token(config.slurm);
+      if (!token) return token.error();
+      const char* user = std::getenv("USER");
+      SlurmRestOptions rest{config.slurm.url, config.slurm.user.empty() ? (user ? user : "root") : config.slurm.user,
+                            *token, config.slurm.api};
+      sw = resolve_slurm_workload_rest(*req.job, transports.http, rest, opt);
+    } else {
+      sw = resolve_slurm_workload(*req.job, runner, opt);
+    }
     if (!sw) return sw.error();
     w = std::move(sw.value());
   } else if (config.scheduler == "kueue") {

@@ -17,8 +17,15 @@ struct WorkloadRequest {
 };
 
 class CommandRunner;
+class HttpClient;
+
+// How passes reach the outside world: real programs and HTTP, or recordings in tests.
+struct Transports {
+  CommandRunner& commands;
+  HttpClient& http;
+};
 
 // With no config file, `--job` on a host with sacct or scontrol means scheduler = "slurm".
-Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& request, CommandRunner& runner);
+Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& request, Transports transports);
 
 }  // namespace attribution

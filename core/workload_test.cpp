@@ -2,13 +2,16 @@
 
 #include "core/workload.hpp"
 #include "sources/command.hpp"
+#include "sources/http.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
 
 namespace {
 Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
-ReplayRunner no_slurm;  // a host without sacct or scontrol
+ReplayRunner no_commands;  // a host without sacct or scontrol
+ReplayHttpClient no_http;
+Transports no_slurm{no_commands, no_http};
 }  // namespace
 
 TEST_CASE("static workload: nodes expanded and the window widened by before/after") {

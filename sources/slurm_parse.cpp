@@ -327,6 +327,21 @@ std::vector<NodeReason> parse_sinfo_reasons(std::string_view text, const TimeZon
   return out;
 }
 
+std::vector<NodeReason> parse_slurm_nodes_json(std::string_view text) {
+  std::vector<NodeReason> out;
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(text);
+  element doc;
+  simdjson::dom::array nodes;
+  if (parser.parse(padded).get(doc) != simdjson::SUCCESS || doc["nodes"].get_array().get(nodes) != simdjson::SUCCESS)
+    return out;
+  for (element n : nodes) {
+    NodeReason r{str_at(n, "name"), str_at(n, "reason"), epoch(num_at(n, "reason_changed_at"))};
+    if (!r.node.empty() && !r.reason.empty()) out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<NodeReason> parse_node_events(std::string_view text, const TimeZone& tz) {
   std::vector<NodeReason> out;
   for (size_t a = 0; a < text.size();) {

@@ -44,6 +44,9 @@ struct NodeReason {
 // `sinfo -R -h -N -o '%n|%H|%E'`: node | time the reason was set | reason.
 std::vector<NodeReason> parse_sinfo_reasons(std::string_view text, const TimeZone& tz);
 
+// slurmrestd /slurm/v0.0.x/nodes: nodes with a reason, and when it was set.
+std::vector<NodeReason> parse_slurm_nodes_json(std::string_view text);
+
 // `sacctmgr -n -P show event ... Format=NodeName,TimeStart,State,Reason`: node state history from
 // accounting, which outlives the node's return to service.
 std::vector<NodeReason> parse_node_events(std::string_view text, const TimeZone& tz);

@@ -5,6 +5,7 @@
 #include <re2/re2.h>
 
 #include "core/hostlist.hpp"
+#include "sources/http.hpp"
 
 namespace attribution {
 namespace {
@@ -107,8 +108,9 @@ Workload workload_from_slurm(const SlurmJobSpec& spec, const SlurmJob& job, cons
   std::vector<const NodeReason*> down;
   for (const auto& r : reasons) {
     if (std::find(w.nodes.begin(), w.nodes.end(), r.node) == w.nodes.end()) continue;
-    // A reason set while the job ran (or within a minute after) is about this job's trouble.
-    if (r.since && w.start && *r.since >= *w.start - 60 * kMicrosPerSecond && *r.since <= fate_time + 60 * kMicrosPerSecond)
+    // A reason set while the job ran (or within a minute after) is about this job's trouble; one set
+    // before it started is not (the node would not have been allocated while out of service).
+    if (r.since && w.start && *r.since >= *w.start && *r.since <= fate_time + 60 * kMicrosPerSecond)
       down.push_back(&r);
   }
   if (failed.empty() && job.state == "NODE_FAIL" && down.size() == 1) failed = down.front()->node;
@@ -187,6 +189,59 @@ Result<Workload> resolve_slurm_workload(const std::string& job_text, CommandRunn
     auto out = runner.run({"sinfo", "-R", "-h", "-N", "-o", "%N|%H|%E"});
     if (out && out->exit_code == 0) reasons = parse_sinfo_reasons(out->out, opt.zone);
   }
+  return workload_from_slurm(*spec, *job, reasons, origin, opt.now);
+}
+
+Result<Workload> resolve_slurm_workload_rest(const std::string& job_text, HttpClient& http, const SlurmRestOptions& rest,
+                                             const SlurmResolveOptions& opt) {
+  auto spec = parse_job_spec(job_text);
+  if (!spec) return spec.error();
+  std::vector<std::string> headers = {"Accept: application/json", "X-SLURM-USER-NAME: " + rest.user,
+                                      "X-SLURM-USER-TOKEN: " + rest.token};
+  std::string base = rest.url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  std::vector<std::string> apis = rest.api.empty() ? std::vector<std::string>{"v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38"}
+                                                   : std::vector<std::string>{rest.api};
+  std::vector<std::string> tried;
+  std::optional<SlurmJob> job;
+  std::string origin, api;
+  for (const auto& v : apis) {
+    for (const char* plugin : {"slurmdb", "slurm"}) {
+      std::string url = fmt::format("{}/{}/{}/job/{}", base, plugin, v, spec->job);
+      auto r = http.get(url, headers);
+      if (!r) {
+        tried.push_back(fmt::format("{}: {}", url, r.error().message));
+        continue;
+      }
+      if (r->status == 401 || r->status == 403)
+        return make_error(ErrorKind::config, fmt::format("slurmrestd refused the token (HTTP {})", r->status), url, 0,
+                          "slurm.token_env", "check the JWT (scontrol token) and the user name it was issued for");
+      auto jobs = parse_slurm_json(r->body, url);
+      // 22.05 answers a bad token with HTTP 200/500 and an error entry, not 401.
+      if (!jobs && jobs.error().message.find("authentication") != std::string::npos)
+        return make_error(ErrorKind::config, "slurmrestd refused the token (" + jobs.error().message + ")", url, 0,
+                          "slurm.token_env", "check the JWT (scontrol token) and the user name it was issued for");
+      if (r->status != 200) {
+        tried.push_back(fmt::format("{}: HTTP {}", url, r->status));
+        continue;
+      }
+      const SlurmJob* j = jobs ? pick(*jobs, *spec) : nullptr;
+      if (!jobs) tried.push_back(fmt::format("{}: {}", url, jobs.error().message));
+      if (j && job) refine(*job, *j);
+      else if (j) job = *j, origin = "GET " + url;
+      if (j) api = v;
+    }
+    if (job) break;
+  }
+  if (!job) {
+    std::string why;
+    for (const auto& t : tried) why += "\n  " + t;
+    return make_error(ErrorKind::no_data, fmt::format("slurmrestd does not know job {}{}", job_text, why), {}, 0, {},
+                      "check slurm.url and slurm.api, and the job id");
+  }
+  std::vector<NodeReason> reasons;
+  if (auto r = http.get(fmt::format("{}/slurm/{}/nodes", base, api), headers); r && r->status == 200)
+    reasons = parse_slurm_nodes_json(r->body);
   return workload_from_slurm(*spec, *job, reasons, origin, opt.now);
 }
 

@@ -25,6 +25,15 @@ struct SlurmResolveOptions {
 
 Result<Workload> resolve_slurm_workload(const std::string& job, CommandRunner& runner, const SlurmResolveOptions& opt);
 
+class HttpClient;
+struct SlurmRestOptions {
+  std::string url, user, token, api;  // token: the JWT itself, read by the caller
+};
+// slurmrestd: /slurmdb/<api>/job/<id> (accounting), /slurm/<api>/job/<id> (recent jobs),
+// /slurm/<api>/nodes (node reasons). Without `api`, tries the newest versions first.
+Result<Workload> resolve_slurm_workload_rest(const std::string& job, HttpClient& http, const SlurmRestOptions& rest,
+                                             const SlurmResolveOptions& opt);
+
 // Merges the views (sacct first, scontrol refines) into the workload and its facts.
 Workload workload_from_slurm(const SlurmJobSpec& spec, const SlurmJob& job, const std::vector<NodeReason>& reasons,
                              const std::string& origin, Micros now);

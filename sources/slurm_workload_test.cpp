@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/diagnose.hpp"
+#include "sources/http.hpp"
 #include "sources/slurm_workload.hpp"
 #include "tests/test_util.hpp"
 
@@ -105,4 +106,52 @@ TEST_CASE("diagnose --job with no config: the NODE_FAIL job's failed node is the
   REQUIRE_FALSE(report->root_causes.empty());
   CHECK(report->root_causes.front().host == "gpu-node03");
   CHECK(report->root_causes.front().rule == "scheduler.slurm-node-down");
+}
+
+TEST_CASE("slurmrestd: newest API first, JWT headers, accounting then controller view") {
+  ReplayHttpClient http;
+  const std::string base = "http://127.0.0.1:6820";
+  // A 22.05 server answers only v0.0.38; the newer paths are 404.
+  for (const char* v : {"v0.0.41", "v0.0.40", "v0.0.39"}) {
+    http.add(base + "/slurmdb/" + v + "/job/1", HttpResponse{404, "Unable to find plugin"});
+    http.add(base + "/slurm/" + v + "/job/1", HttpResponse{404, "Unable to find plugin"});
+  }
+  http.add(base + "/slurmdb/v0.0.38/job/1", HttpResponse{200, fixture("slurmrestd-slurmdb-v0.0.38-job.json")});
+  http.add(base + "/slurm/v0.0.38/job/1", HttpResponse{200, fixture("slurmrestd-slurm-v0.0.38-job.json")});
+  http.add(base + "/slurm/v0.0.38/nodes", HttpResponse{200, fixture("slurmrestd-slurm-v0.0.38-nodes.json")});
+  auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{base + "/", "alice", "tok-123", ""},
+                                       SlurmResolveOptions{TimeZone::utc(), 0});
+  REQUIRE(w);
+  CHECK(w->state == "FAILED");
+  CHECK(w->exit_code == 143);  // the controller's raw wait status, not accounting's 0
+  CHECK(w->nodes.size() == 4);
+  CHECK(w->log_paths.size() == 2);
+  REQUIRE_FALSE(http.seen_headers.empty());
+  const auto& h = http.seen_headers.front();
+  CHECK(std::find(h.begin(), h.end(), "X-SLURM-USER-NAME: alice") != h.end());
+  CHECK(std::find(h.begin(), h.end(), "X-SLURM-USER-TOKEN: tok-123") != h.end());
+}
+
+TEST_CASE("slurmrestd: a refused token is a config error that does not print the token") {
+  ReplayHttpClient http;
+  http.add("http://r/slurmdb/v0.0.38/job/1", HttpResponse{401, "Authentication failure"});
+  auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38"},
+                                       SlurmResolveOptions{TimeZone::utc(), 0});
+  REQUIRE_FALSE(w);
+  CHECK(w.error().kind == ErrorKind::config);
+  CHECK(w.error().message.find("secret-token") == std::string::npos);
+  CHECK(w.error().hint.find("secret-token") == std::string::npos);
+  ReplayHttpClient old;  // Slurm 22.05's answer to a bad token
+  old.add("http://r/slurmdb/v0.0.38/job/1",
+          HttpResponse{500, R"({"errors": [{"error_number": 1007, "error": "Protocol authentication error"}], "jobs": []})"});
+  auto o = resolve_slurm_workload_rest("1", old, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38"},
+                                       SlurmResolveOptions{TimeZone::utc(), 0});
+  REQUIRE_FALSE(o);
+  CHECK(o.error().message.find("refused the token") != std::string::npos);
+  ReplayHttpClient down;
+  auto d = resolve_slurm_workload_rest("1", down, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38"},
+                                       SlurmResolveOptions{TimeZone::utc(), 0});
+  REQUIRE_FALSE(d);
+  CHECK(d.error().message.find("Couldn't connect") != std::string::npos);
+  CHECK(d.error().message.find("secret-token") == std::string::npos);
 }

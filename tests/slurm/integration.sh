@@ -10,6 +10,7 @@ HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 export REALSTACK_STATE_DIR="${ATTRIBUTION_SLURM_STATE:-/tmp/attr-slurm}"
 export SLURM_CLUSTER_NAME=attribution
 export SLURM_FAKE_NODES=4
+export SLURM_WITH_RESTD=1   # slurmrestd with JWT auth, for the rest mode
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 stop() { bash "$HERE/../realstack/slurm-down.sh" >/dev/null 2>&1 || true; }
@@ -121,6 +122,31 @@ out=$(diagnose "$J_NODE")
 check "$out" '.workload.state == "NODE_FAIL"' "job $J_NODE: NODE_FAIL"
 check "$out" '.outcome.category == "node_failure" and .root_causes[0].host == "gpu-node03"' "the node set down is the root cause"
 check "$out" '[.evidence[] | select(.text | test("GPU Xid 79 on GPU 5"))] | length == 1' "the node's down reason is evidence"
+
+# The same jobs through slurmrestd (JWT from a file named in the config), as on a host without the CLI.
+scontrol token username=root lifespan=900 > "$EMPTY/jwt"
+cat > "$EMPTY/rest.toml" <<TOML
+[workload]
+scheduler = "slurm"
+
+[slurm]
+mode = "rest"
+url = "$REALSTACK_SLURMRESTD_URL"
+user = "root"
+token_file = "jwt"
+TOML
+out=$(diagnose "$J_NODE" --config "$EMPTY/rest.toml")
+check "$out" '.workload.state == "NODE_FAIL" and .outcome.category == "node_failure"' "slurmrestd: job $J_NODE is NODE_FAIL"
+check "$out" '.workload.nodes | length == 4' "slurmrestd: nodes expanded"
+out=$(diagnose "$J_FAIL" --config "$EMPTY/rest.toml")
+check "$out" '.workload.exit_code == 1 and .outcome.family == "accelerator-fabric" and .root_causes[0].host == "gpu-node03"' "slurmrestd: job $J_FAIL diagnosed the same as with the CLI"
+! grep -q "$(sed 's/^SLURM_JWT=//' "$EMPTY/jwt")" <<<"$out" || fail "the JWT appears in the report"
+echo "ok: the JWT is not in the report" >&2
+echo 'x' > "$EMPTY/bad-jwt"
+sed 's/^token_file = .*/token_file = "bad-jwt"/' "$EMPTY/rest.toml" > "$EMPTY/bad.toml"
+if (cd "$EMPTY" && "$ATTR" diagnose --job "$J_FAIL" --config "$EMPTY/bad.toml" > "$EMPTY/bad.out" 2>&1); then fail "a bad token must fail"; fi
+grep -q "refused the token" "$EMPTY/bad.out" || { cat "$EMPTY/bad.out" >&2; fail "bad token message"; }
+echo "ok: slurmrestd refuses a bad token, and the message says so" >&2
 
 wait_sacct "$J_CANCEL" CANCELLED
 out=$(diagnose "$J_CANCEL")
