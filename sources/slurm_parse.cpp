@@ -311,18 +311,41 @@ Result<std::vector<SlurmJob>> parse_scontrol_text(std::string_view text, const T
   return out;
 }
 
-std::vector<NodeReason> parse_sinfo_reasons(std::string_view text, const TimeZone& tz) {
-  std::vector<NodeReason> out;
+namespace {
+
+// The '|'-separated fields of each line of parsable (-P / -o '%a|%b') output.
+std::vector<std::vector<std::string_view>> pipe_rows(std::string_view text) {
+  std::vector<std::vector<std::string_view>> rows;
   for (size_t a = 0; a < text.size();) {
     size_t b = text.find('\n', a);
     if (b == std::string_view::npos) b = text.size();
     std::string_view line = text.substr(a, b - a);
     a = b + 1;
-    size_t p1 = line.find('|'), p2 = p1 == std::string_view::npos ? p1 : line.find('|', p1 + 1);
-    if (p2 == std::string_view::npos) continue;
-    NodeReason r{std::string(line.substr(0, p1)), std::string(line.substr(p2 + 1)), std::nullopt};
-    r.since = text_time(std::string(line.substr(p1 + 1, p2 - p1 - 1)), tz);
-    if (!r.node.empty()) out.push_back(std::move(r));
+    std::vector<std::string_view> f;
+    for (size_t p = 0; p <= line.size();) {
+      size_t q = line.find('|', p);
+      if (q == std::string_view::npos) q = line.size();
+      f.push_back(line.substr(p, q - p));
+      p = q + 1;
+    }
+    rows.push_back(std::move(f));
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<NodeReason> parse_sinfo_reasons(std::string_view text, const TimeZone& tz) {
+  std::vector<NodeReason> out;
+  for (const auto& f : pipe_rows(text)) {
+    if (f.size() < 3 || f[0].empty()) continue;
+    // The reason itself may contain '|': it is everything after the second field.
+    std::string reason(f[2]);
+    for (size_t i = 3; i < f.size(); ++i) {
+      reason += '|';
+      reason += f[i];
+    }
+    out.push_back(NodeReason{std::string(f[0]), reason, text_time(std::string(f[1]), tz)});
   }
   return out;
 }
@@ -344,22 +367,10 @@ std::vector<NodeReason> parse_slurm_nodes_json(std::string_view text) {
 
 std::vector<NodeReason> parse_node_events(std::string_view text, const TimeZone& tz) {
   std::vector<NodeReason> out;
-  for (size_t a = 0; a < text.size();) {
-    size_t b = text.find('\n', a);
-    if (b == std::string_view::npos) b = text.size();
-    std::string_view line = text.substr(a, b - a);
-    a = b + 1;
-    std::vector<std::string_view> f;
-    for (size_t p = 0; p <= line.size();) {
-      size_t q = line.find('|', p);
-      if (q == std::string_view::npos) q = line.size();
-      f.push_back(line.substr(p, q - p));
-      p = q + 1;
-    }
+  for (const auto& f : pipe_rows(text)) {
     // Cluster-wide events have no node; only DOWN/DRAIN/FAIL states say a node was taken out.
     if (f.size() < 4 || f[0].empty() || f[2].find_first_of("DF") != 0) continue;
-    NodeReason r{std::string(f[0]), std::string(f[3]), text_time(std::string(f[1]), tz)};
-    out.push_back(std::move(r));
+    out.push_back(NodeReason{std::string(f[0]), std::string(f[3]), text_time(std::string(f[1]), tz)});
   }
   return out;
 }
