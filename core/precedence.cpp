@@ -242,14 +242,26 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
       link.root = root_index[r];
       link.why = demote_why[i];
     } else {
+      // A consequence that names its cause ("Xid 45 ... caused by previous Xid 149") joins a cause
+      // with that Xid first; otherwise the earliest root that explains it.
+      auto named = [&](size_t c) {
+        auto want = F[i].fields.find("cause_xid");
+        auto have = F[c].fields.find("xid");
+        return want != F[i].fields.end() && have != F[c].fields.end() && want->second == have->second;
+      };
       std::optional<size_t> best_root;
+      bool best_named = false;
       for (size_t c : causes) {
         std::string why;
         if (!explains(F[c], F[i], rules, &why)) continue;
         size_t r = root_of(c);
         const Finding& rf = F[r];
-        if (!best_root || std::tie(rf.time_inferred, rf.first_seen, root_index[r]) <
-                              std::tie(F[roots[*best_root]].time_inferred, F[roots[*best_root]].first_seen, *best_root)) {
+        bool is_named = named(c);
+        if (!best_root || (is_named && !best_named) ||
+            (is_named == best_named &&
+             std::tie(rf.time_inferred, rf.first_seen, root_index[r]) <
+                 std::tie(F[roots[*best_root]].time_inferred, F[roots[*best_root]].first_seen, *best_root))) {
+          best_named = is_named;
           best_root = root_index[r];
           link.why = c == r ? why : fmt::format("{}, which {} accounts for", why, rules.rules[F[r].rule].id);
         }

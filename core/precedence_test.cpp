@@ -130,3 +130,18 @@ TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the ap
   CHECK(d.localisation->host == "node2");
   CHECK(d.localisation->blame == "application");
 }
+
+TEST_CASE("Xid 45 that names its cause joins that Xid even when another fault came first") {
+  Builder b;
+  b.add("t.xid79", "node3", kT0, -1, "0000:b9:00.0").fields["xid"] = "79";
+  b.add("t.cuda-illegal", "node3", kT0 + kMicrosPerSecond, 5, "0000:b9:00.0");  // an independent root on the same host
+  auto& x45 = b.add("t.xid45", "node3", kT0 + 2 * kMicrosPerSecond, -1, "0000:b9:00.0");
+  x45.fields["cause_xid"] = "79";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  for (const auto& l : d.links)
+    if (b.rule_of(t, l.finding).id == "t.xid45") {
+      REQUIRE(l.root);
+      CHECK(b.rule_of(t, d.roots[*l.root].finding).id == "t.xid79");
+    }
+}
