@@ -39,12 +39,23 @@ int check_rules(const std::string& path, bool lint) {
   int failures = 0, warnings = 0, count = 0;
   std::set<std::string> ids;
   RuleSet all;
+  std::set<std::string> metric_ids;
   for (const auto& src : *sources) {
-    auto rules = parse_rules(src.text, src.name);
+    std::vector<MetricSpec> metrics;
+    auto rules = parse_rules(src.text, src.name, &metrics);
     if (!rules) {
       std::fputs(format_error(rules.error()).c_str(), stdout);
       ++failures;
       continue;
+    }
+    for (const auto& m : metrics) {
+      ++count;
+      if (!metric_ids.insert(m.id).second) {
+        ++failures;
+        std::printf("FAIL %s\n  metric id defined twice\n", m.id.c_str());
+      } else {
+        std::printf("ok   %-40s metric %s (%s)\n", m.id.c_str(), m.selector.c_str(), m.condition.c_str());
+      }
     }
     for (auto& r : *rules) {
       ++count;

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
 #include "core/collect.hpp"
+#include "core/rules.hpp"
 #include "core/workload.hpp"
 #include "sources/command.hpp"
 #include "sources/http.hpp"
@@ -29,7 +30,10 @@ int check_sources(const std::string& config_path) {
     if (!resolved) return report_error(resolved.error());
     w = *resolved;
   }
-  Collection c = collect(*config, w, {});
+  auto rules = load_rules(config->rule_paths);
+  if (!rules) return report_error(rules.error());
+  CurlHttpClient probe_http;
+  Collection c = collect(*config, w, {}, rules->metrics, probe_http);
   std::vector<int64_t> bytes(c.sources.size(), 0), unreadable(c.sources.size(), 0);
   for (const auto& f : c.files) {
     auto fb = FileBytes::open(f.path);

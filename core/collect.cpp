@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sources/prometheus.hpp"
+
 namespace attribution {
 
 std::string_view to_string(SourceStatus s) {
@@ -15,7 +17,8 @@ std::string_view to_string(SourceStatus s) {
   return "?";
 }
 
-Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs) {
+Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
+                   const std::vector<MetricSpec>& metrics, HttpClient& http) {
   Collection c;
   auto add_source = [&](std::string name, std::string kind, std::string stream, TimeZone zone,
                         std::optional<Micros> boot) -> size_t {
@@ -35,6 +38,7 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
     size_t i = add_source(workload.scheduler, workload.scheduler, "scheduler", TimeZone::utc(), std::nullopt);
     std::string text;
     for (const auto& f : workload.facts) text += f.text + "\n";
+    c.coverage[i].bytes = static_cast<int64_t>(text.size());
     InputFile f{workload.facts.front().origin, i, "", -1, std::make_shared<const std::string>(std::move(text))};
     c.files.push_back(std::move(f));
   }
@@ -50,6 +54,13 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
   }
   for (const auto& sc : config.sources) {
     if (!adhoc_logs.empty() && sc.kind == "files") continue;  // --logs replaces the configured files
+    if (sc.kind == "prometheus") {
+      size_t i = add_source(sc.name, sc.kind, "metrics", TimeZone::utc(), std::nullopt);
+      std::string text = collect_prometheus(sc, metrics, workload, http, c.coverage[i]);
+      if (c.coverage[i].status == SourceStatus::ok)
+        c.files.push_back(InputFile{sc.url + " (query_range)", i, "", -1, std::make_shared<const std::string>(std::move(text))});
+      continue;
+    }
     size_t i = add_source(sc.name, sc.kind, sc.stream, sc.timezone.value_or(config.timezone), sc.boot_time);
     if (sc.kind != "files") {
       c.coverage[i].status = SourceStatus::skipped;

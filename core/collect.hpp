@@ -6,6 +6,7 @@
 
 #include "core/config.hpp"
 #include "core/model.hpp"
+#include "core/rules.hpp"
 #include "sources/files_source.hpp"
 
 namespace attribution {
@@ -22,6 +23,11 @@ struct Collection {
   std::vector<InputFile> files;          // in source order, then path order
 };
 
-Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs);
+class HttpClient;
+
+// Files are listed here and read by the scan; network sources (Prometheus) are queried here and
+// their findings handed on as lines.
+Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
+                   const std::vector<MetricSpec>& metrics, HttpClient& http);
 
 }  // namespace attribution

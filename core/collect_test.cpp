@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/collect.hpp"
+#include "sources/http.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
@@ -28,12 +29,13 @@ paths = ["absent/*.log"]
   REQUIRE(cfg);
   Workload w;
   w.nodes = {"n1", "n2", "n3"};
-  Collection c = collect(*cfg, w, {});
+  ReplayHttpClient http;
+  Collection c = collect(*cfg, w, {}, {}, http);
   REQUIRE(c.coverage.size() == 3);
   CHECK(c.coverage[0].name == "ranks");
   CHECK(c.coverage[0].hosts_expected == 3);
   CHECK(c.coverage[1].status == SourceStatus::skipped);
-  CHECK(c.coverage[1].reason.find("prometheus") != std::string::npos);
+  CHECK(c.coverage[1].reason.find("time window") != std::string::npos);  // nothing to query without one
   CHECK(c.coverage[2].problems.size() == 1);
   REQUIRE(c.files.size() == 2);
   CHECK(c.files[0].source == 0);
@@ -48,7 +50,8 @@ TEST_CASE("collect: --logs replaces configured file sources but keeps the others
                           "[[source]]\nname = \"loki\"\nkind = \"loki\"\n",
                           d.path() + "/c.toml");
   REQUIRE(cfg);
-  Collection c = collect(*cfg, Workload{}, {d.path() + "/job"});
+  ReplayHttpClient http;
+  Collection c = collect(*cfg, Workload{}, {d.path() + "/job"}, {}, http);
   REQUIRE(c.coverage.size() == 2);
   CHECK(c.coverage[0].name == "logs");
   CHECK(c.coverage[1].name == "loki");

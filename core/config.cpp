@@ -67,6 +67,30 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
   static const std::set<std::string> kinds = {"files", "loki", "prometheus", "kubernetes", "journal", "static"};
   if (!kinds.count(sc.kind))
     return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes, journal", sc.kind));
+  if (sc.kind == "prometheus") {
+    if (auto st = r.only_keys({"name", "kind", "url", "host_label", "step", "timeout", "token_env", "token_file",
+                               "username", "password_env", "ca_file"});
+        !st)
+      return st.error();
+    for (auto [key, out] : {std::pair{"url", &sc.url}, std::pair{"token_env", &sc.token_env},
+                            std::pair{"token_file", &sc.token_file}, std::pair{"username", &sc.username},
+                            std::pair{"password_env", &sc.password_env}, std::pair{"ca_file", &sc.ca_file}}) {
+      ATTRIBUTION_TRY(s, r.str(key));
+      if (s) *out = *s;
+    }
+    if (sc.url.empty()) return r.error("url", "a prometheus source needs url = \"http://prometheus:9090\"");
+    std::vector<std::string> labels;
+    ATTRIBUTION_TRY(labels, r.str_list("host_label"));
+    if (!labels.empty()) sc.host_labels = labels;
+    for (auto [key, out] : {std::pair{"step", &sc.step}, std::pair{"timeout", &sc.timeout}}) {
+      ATTRIBUTION_TRY(s, r.str(key));
+      if (!s) continue;
+      auto d = parse_duration(*s);
+      if (!d || *d <= 0) return r.error(key, fmt::format("'{}' is not a positive duration", *s));
+      *out = *d;
+    }
+    return sc;
+  }
   if (sc.kind != "files") return sc;  // other kinds are validated by their own adapters
   if (auto st = r.only_keys({"name", "kind", "paths", "stream", "timezone", "boot_time", "host"}); !st) return st.error();
   ATTRIBUTION_TRY(sc.paths, r.str_list("paths"));

@@ -17,6 +17,11 @@ struct SourceConfig {
   std::optional<Micros> boot_time;   // for dmesg seconds-since-boot lines
   std::string host;                  // every line of this source belongs to this host
   long line = 0;                     // where it is declared
+  // prometheus: credentials come from the variable or file named here, never from the config text.
+  std::string url, token_env, token_file, username, password_env, ca_file;
+  std::vector<std::string> host_labels = {"Hostname", "hostname", "instance"};  // instance: :port dropped
+  Micros step = 15 * kMicrosPerSecond;
+  Micros timeout = 30 * kMicrosPerSecond;
 };
 
 // [slurm]: how to reach Slurm. mode = "cli" runs sacct/scontrol/sacctmgr/sinfo; mode = "rest" talks

@@ -46,7 +46,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   auto workload = resolve_workload(*config, req.workload, transports);
   if (!workload) return workload.error();
 
-  Collection collection = collect(*config, *workload, req.workload.logs);
+  Collection collection = collect(*config, *workload, req.workload.logs, rules->metrics, transports.http);
   ScanResult scanned = scan(collection, **matcher, *workload, req.threads);
   derive_window(*workload, scanned);
   Timeline timeline = build_timeline(std::move(scanned.findings), *rules, *workload);

@@ -65,14 +65,16 @@ auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
 }
 
 // Two causes are one fault reported twice: the same rule on the same host (GPU and rank agreeing
-// where both know them), or the same category where one side does not know its host
-// (slurmstepd's "oom_kill event" and the kernel's OOM kill line).
+// where both know them); or the same category on the same host and GPU (a kernel Xid 74 line and
+// DCGM's NVLink CRC counter), or where one side does not know its host (slurmstepd's "oom_kill
+// event" and the kernel's OOM kill line).
 bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
   const Rule& ra = rules.rules[a.rule];
   const Rule& rb = rules.rules[b.rule];
   if (a.rule == b.rule)
     return a.host == b.host && same_gpu(a, b) && (a.rank < 0 || b.rank < 0 || a.rank == b.rank);
-  return ra.category == rb.category && !ra.category.empty() && (a.host.empty() != b.host.empty());
+  if (ra.category != rb.category || ra.category.empty()) return false;
+  return a.host.empty() != b.host.empty() || (!a.host.empty() && a.host == b.host && same_gpu(a, b));
 }
 
 std::optional<Localisation> hang_minority(const Timeline& t, const RuleSet& rules) {
@@ -186,6 +188,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   // and a repeat of the same fault (below) is demoted to its best-ranked occurrence.
   std::map<size_t, size_t> demoted_by;
   std::map<size_t, std::string> demote_why;
+  std::set<size_t> repeats;  // demoted as the same fault, not as a consequence
   for (size_t c : causes) {
     std::optional<size_t> best;
     std::string best_why;
@@ -202,7 +205,11 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
       if (explains(F[c], F[dd], rules, nullptr) && cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
       if (!best || cause_rank(t, rules, dd) < cause_rank(t, rules, *best)) best = dd, best_why = why;
     }
-    if (best) demoted_by[c] = *best, demote_why[c] = best_why;
+    if (best) {
+      demoted_by[c] = *best;
+      demote_why[c] = best_why;
+      if (same_fault(F[*best], F[c], rules)) repeats.insert(c);
+    }
   }
   // Follow chains to a root; a cycle resolves to its best-ranked member.
   auto root_of = [&](size_t c) {
@@ -241,6 +248,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
       size_t r = root_of(i);
       link.root = root_index[r];
       link.why = demote_why[i];
+      link.same_fault = repeats.count(i) > 0 && demoted_by[i] == r;
     } else {
       // A consequence that names its cause ("Xid 45 ... caused by previous Xid 149") joins a cause
       // with that Xid first; otherwise the earliest root that explains it.

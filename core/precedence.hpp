@@ -23,6 +23,7 @@ struct Link {
   size_t finding = 0;
   std::optional<size_t> root;  // index into Diagnosis::roots
   std::string why;             // "rule xid.79 explains xid.45 (scope gpu, within 5m)"
+  bool same_fault = false;     // the root's own fault, seen by another rule or source
 };
 
 struct Localisation {

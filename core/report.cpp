@@ -123,6 +123,10 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     if (!l.host.empty()) root_hosts.insert(l.host);
   }
 
+  // A root's fault seen again by another rule or source (a metric and a log line) adds its evidence.
+  for (const Link& link : d.links)
+    if (link.same_fault && link.root) evidence_of(F[link.finding], r.root_causes[*link.root].evidence);
+
   // Symptoms grouped by rule and root.
   std::map<std::pair<std::string, std::string>, ReportSymptom> groups;
   for (const Link& link : d.links) {

@@ -198,14 +198,52 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   return rule;
 }
 
+Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, size_t index) {
+  TomlReader r(t, file, fmt::format("metric[{}]", index));
+  if (auto st = r.only_keys({"id", "selector", "condition", "threshold"}); !st) return st.error();
+  MetricSpec m;
+  m.file = file;
+  m.line = r.line();
+  std::optional<std::string> s;
+  ATTRIBUTION_TRY(s, r.str("id", true));
+  m.id = *s;
+  ATTRIBUTION_TRY(s, r.str("selector", true));
+  m.selector = *s;
+  ATTRIBUTION_TRY(s, r.str("condition"));
+  if (s) m.condition = *s;
+  if (m.condition != "increase" && m.condition != "changed" && m.condition != "above")
+    return r.error("condition", fmt::format("condition '{}' is not one of increase, changed, above", m.condition));
+  if (const toml::node* n = t.get("threshold")) {
+    if (auto d = n->value<double>()) m.threshold = *d;
+    else return r.error("threshold", "threshold must be a number");
+  }
+  if (m.selector.find_first_of("{}\"'") != std::string::npos)
+    return r.error("selector", "selector is a metric name; the source adds the host filter");
+  return m;
+}
+
 }  // namespace
 
-Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file) {
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics) {
   auto doc = parse_toml(text, file);
   if (!doc) return doc.error();
   std::vector<Rule> out;
+  if (const toml::array* ms = (*doc)["metric"].as_array(); ms && metrics) {
+    size_t i = 0;
+    for (const auto& el : *ms) {
+      const toml::table* t = el.as_table();
+      if (!t) return make_error(ErrorKind::rules, "each metric must be a [[metric]] table", file, 0);
+      auto m = parse_metric(*t, file, i++);
+      if (!m) {
+        Error e = m.error();
+        e.kind = ErrorKind::rules;
+        return e;
+      }
+      metrics->push_back(std::move(m.value()));
+    }
+  }
   for (const auto& [k, v] : *doc)
-    if (k.str() != "rule")
+    if (k.str() != "rule" && (k.str() != "metric" || !metrics))
       return make_error(ErrorKind::rules, fmt::format("unknown top-level key '{}'", k.str()), file,
                         static_cast<long>(v.source().begin.line), std::string(k.str()), "rules are [[rule]] tables");
   const toml::array* arr = (*doc)["rule"].as_array();
@@ -273,9 +311,11 @@ std::vector<std::string> list_rule_files(const std::string& path) {
 
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
   std::map<std::string, Rule> by_id;
+  std::map<std::string, MetricSpec> metrics;
   Sha256 digest;
   auto add = [&](std::string_view text, const std::string& name, bool user) -> Status {
-    auto rules = parse_rules(text, name);
+    std::vector<MetricSpec> file_metrics;
+    auto rules = parse_rules(text, name, &file_metrics);
     if (!rules) return rules.error();
     digest.update(name).update("\n").update(text).update("\n");
     std::set<std::string> seen;
@@ -286,6 +326,11 @@ Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with
         return make_error(ErrorKind::rules, fmt::format("built-in rule id '{}' defined twice", r.id), name, r.line, r.id);
       if (auto st = check_samples(r); !st) return st.error();
       by_id[r.id] = std::move(r);
+    }
+    for (auto& m : file_metrics) {
+      if (!user && metrics.count(m.id))
+        return make_error(ErrorKind::rules, fmt::format("metric id '{}' defined twice", m.id), name, m.line, m.id);
+      metrics[m.id] = std::move(m);
     }
     return Ok{};
   };
@@ -305,6 +350,7 @@ Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with
   }
   RuleSet set;
   for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
+  for (auto& [id, m] : metrics) set.metrics.push_back(std::move(m));
   set.digest = digest.hex();
   return set;
 }

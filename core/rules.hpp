@@ -48,6 +48,17 @@ struct Rule {
   bool reads_stream(std::string_view stream) const;
 };
 
+// A metric to evaluate (DESIGN §6): the source queries `selector` for the job's hosts over the
+// window and states each series whose `condition` holds as a line in the "metrics" stream;
+// ordinary rules read those lines (so metric findings have samples and roles like log findings).
+struct MetricSpec {
+  std::string id, selector;
+  std::string condition = "increase";  // increase | changed | above
+  double threshold = 0;                // increase/above: must exceed it; changed: ignored
+  std::string file;
+  long line = 0;
+};
+
 struct EmbeddedRuleset {
   const char* name;
   const char* text;
@@ -56,12 +67,15 @@ const std::vector<EmbeddedRuleset>& builtin_rulesets();
 
 struct RuleSet {
   std::vector<Rule> rules;  // sorted by id
+  std::vector<MetricSpec> metrics;  // sorted by id
   std::string digest;       // SHA-256 over the rule sources used
   const Rule* find(std::string_view id) const;
 };
 
-// Parses one ruleset file's text; compiles patterns; does not run samples.
-Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file);
+// Parses one ruleset file's text; compiles patterns; does not run samples. `metrics` gets the
+// file's [[metric]] tables when non-null (they are an error otherwise).
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file,
+                                      std::vector<MetricSpec>* metrics = nullptr);
 // A rule file, or the *.toml files of a directory in name order.
 std::vector<std::string> list_rule_files(const std::string& path);
 // Built-ins, then each user file or directory of *.toml (same id replaces). Checks every sample.

@@ -313,7 +313,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     SourceCoverage& cov = c.coverage[c.files[i].source];
     FileScan& r = results[i];
     cov.files += 1;
-    cov.bytes += r.bytes;
+    if (!c.files[i].text) cov.bytes += r.bytes;  // inline text: its collector counted what it received
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++failed[c.files[i].source];
     cov.records += static_cast<int64_t>(r.findings.size());
@@ -333,7 +333,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   for (size_t s = 0; s < c.sources.size(); ++s) {
     SourceCoverage& cov = c.coverage[s];
     std::sort(cov.hosts_covered.begin(), cov.hosts_covered.end());
-    if (cov.status == SourceStatus::skipped) continue;
+    if (cov.status != SourceStatus::ok) continue;  // a collector already said what went wrong
     if (cov.files == 0) {
       cov.status = SourceStatus::empty;
       cov.reason = cov.problems.empty() ? "no files" : cov.problems.front();

@@ -46,9 +46,11 @@ Result<HttpResponse> CurlHttpClient::get(const std::string& url, const std::vect
 
 Result<HttpResponse> ReplayHttpClient::get(const std::string& url, const std::vector<std::string>& headers) {
   seen_headers.push_back(headers);
+  seen_urls.push_back(url);
   auto it = responses_.find(url);
-  if (it == responses_.end()) return make_error(ErrorKind::input, "HTTP GET failed: Couldn't connect to server", url);
-  return it->second;
+  if (it != responses_.end()) return it->second;
+  if (default_) return *default_;
+  return make_error(ErrorKind::input, "HTTP GET failed: Couldn't connect to server", url);
 }
 
 }  // namespace attribution

@@ -2,6 +2,7 @@
 // HTTP GET through one narrow interface: libcurl in production, recorded responses in tests.
 // Request headers may carry credentials: they are never part of an error message.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,14 @@ class CurlHttpClient : public HttpClient {
 class ReplayHttpClient : public HttpClient {
  public:
   void add(const std::string& url, HttpResponse r) { responses_[url] = std::move(r); }
+  void set_default(HttpResponse r) { default_ = std::move(r); }  // for any URL not added
   Result<HttpResponse> get(const std::string& url, const std::vector<std::string>& headers) override;
   std::vector<std::vector<std::string>> seen_headers;  // for tests of what was sent
+  std::vector<std::string> seen_urls;
 
  private:
   std::map<std::string, HttpResponse> responses_;
+  std::optional<HttpResponse> default_;
 };
 
 }  // namespace attribution

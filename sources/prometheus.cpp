@@ -1,0 +1,277 @@
+#include "sources/prometheus.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <re2/re2.h>
+#include <set>
+#include <simdjson.h>
+
+#include "core/identity.hpp"
+#include "core/toml_util.hpp"
+
+namespace attribution {
+namespace {
+
+constexpr int64_t kMaxPointsPerSeries = 11000;  // Prometheus refuses longer query_range results
+
+// DCGM "blank" sentinels (>= 0x7ffffffffffffff0 as int64, and the fp64 blank) are not data.
+bool is_blank(double v) { return v >= 9.2233720368547758e18 || v == 140737488355328.0 || std::isnan(v); }
+
+std::string number(double v) {
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<int64_t>(v));
+  return fmt::format("{:g}", v);
+}
+
+std::string url_encode(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
+    else out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+std::string base64(std::string_view in) {
+  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8 | uint8_t(in[i + 2]);
+    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], t[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16;
+    out += {t[v >> 18], t[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8;
+    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Authorization header from the variables or files the config names; empty when none is set.
+Result<std::string> auth_header(const SourceConfig& s) {
+  if (!s.token_file.empty()) {
+    auto t = read_text_file(s.token_file);
+    if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
+    return "Authorization: Bearer " + trimmed(*t);
+  }
+  if (!s.token_env.empty()) {
+    const char* v = std::getenv(s.token_env.c_str());
+    if (!v || !*v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
+    return std::string("Authorization: Bearer ") + v;
+  }
+  if (!s.username.empty()) {
+    const char* p = s.password_env.empty() ? nullptr : std::getenv(s.password_env.c_str());
+    if (!p) return make_error(ErrorKind::config, fmt::format("the password variable {} is not set", s.password_env));
+    return "Authorization: Basic " + base64(s.username + ":" + p);
+  }
+  return std::string();
+}
+
+std::string label_text(const std::map<std::string, std::string>& labels) {
+  std::string s = "{";
+  for (const auto& [k, v] : labels) {
+    if (s.size() > 1) s += ',';
+    s += fmt::format("{}=\"{}\"", k, v);
+  }
+  return s + "}";
+}
+
+}  // namespace
+
+Result<std::vector<MetricSeries>> parse_query_range(std::string_view body) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded(body);
+  simdjson::dom::element doc;
+  if (auto err = parser.parse(padded).get(doc); err)
+    return make_error(ErrorKind::input, fmt::format("not JSON: {}", simdjson::error_message(err)));
+  std::string_view status, type, error;
+  if (doc["status"].get(status) != simdjson::SUCCESS) return make_error(ErrorKind::input, "no status in the response");
+  if (status != "success") {
+    if (doc["errorType"].get(type) != simdjson::SUCCESS) type = "unknown";
+    if (doc["error"].get(error) != simdjson::SUCCESS) error = "(no message)";
+    return make_error(ErrorKind::input, fmt::format("Prometheus error {}: {}", type, error));
+  }
+  simdjson::dom::array result;
+  if (doc["data"]["result"].get(result) != simdjson::SUCCESS) return make_error(ErrorKind::input, "no data.result array");
+  std::vector<MetricSeries> out;
+  for (simdjson::dom::element r : result) {
+    MetricSeries s;
+    simdjson::dom::object metric;
+    if (r["metric"].get(metric) == simdjson::SUCCESS)
+      for (auto [k, v] : metric) {
+        std::string_view sv;
+        if (v.get(sv) == simdjson::SUCCESS) s.labels[std::string(k)] = std::string(sv);
+      }
+    simdjson::dom::array values;
+    if (r["values"].get(values) != simdjson::SUCCESS) continue;
+    for (simdjson::dom::element pair : values) {
+      double t;
+      std::string_view v;
+      if (pair.at(0).get(t) != simdjson::SUCCESS || pair.at(1).get(v) != simdjson::SUCCESS) continue;
+      char* end = nullptr;
+      std::string vs(v);
+      double value = std::strtod(vs.c_str(), &end);
+      if (end == vs.c_str() || is_blank(value)) continue;
+      s.samples.push_back(MetricSample{static_cast<Micros>(std::llround(t * 1e6)), value});
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string scoped_query(const std::string& metric, const std::vector<std::string>& hosts,
+                         const std::vector<std::string>& host_labels) {
+  // Inside a PromQL string a regex backslash is written twice.
+  std::string alt;
+  for (const auto& h : hosts) {
+    if (!alt.empty()) alt += '|';
+    for (char c : h) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') alt += "\\\\";
+      alt += c;
+    }
+  }
+  std::string q;
+  for (const auto& label : host_labels) {
+    if (!q.empty()) q += " or ";
+    // instance is host:port; a domain may follow the short name in any label.
+    std::string re = label == "instance" ? fmt::format("({})(\\\\..*)?(:[0-9]+)?", alt) : fmt::format("({})(\\\\..*)?", alt);
+    q += fmt::format("{}{{{}=~\"{}\"}}", metric, label, re);
+  }
+  return q;
+}
+
+std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricSeries& s,
+                                           const std::vector<std::string>& host_labels) {
+  if (s.samples.empty()) return std::nullopt;
+  std::optional<size_t> fired;
+  double amount = 0, acc = 0;
+  const double first = s.samples.front().value;
+  for (size_t i = 0; i < s.samples.size(); ++i) {
+    double v = s.samples[i].value;
+    if (spec.condition == "increase") {
+      if (i > 0) {
+        double prev = s.samples[i - 1].value;
+        acc += v >= prev ? v - prev : v;  // a counter reset starts again from zero
+      }
+      if (!fired && acc > spec.threshold) fired = i;
+      amount = acc;
+    } else if (spec.condition == "changed") {
+      if (!fired && v != first && v != 0) fired = i, amount = v;
+    } else if (!fired && v > spec.threshold) {
+      fired = i, amount = v;
+    }
+  }
+  if (!fired) return std::nullopt;
+  std::string host = "-", gpu = "-", pci = "-";
+  for (const auto& label : host_labels)
+    if (auto it = s.labels.find(label); it != s.labels.end() && !it->second.empty()) {
+      std::string h = it->second;
+      if (label == "instance" && h.rfind(':') != std::string::npos && h.find(']') == std::string::npos) h = h.substr(0, h.rfind(':'));
+      host = is_ip_address(h) ? h : h.substr(0, h.find('.'));
+      break;
+    }
+  if (auto it = s.labels.find("gpu"); it != s.labels.end() && !it->second.empty()) gpu = it->second;
+  if (auto it = s.labels.find("pci_bus_id"); it != s.labels.end() && !it->second.empty()) pci = it->second;
+  const MetricSample& at = s.samples[*fired];
+  return fmt::format("{} metric {} {} {} host {} gpu {} pci {} from {} to {} series {}", format_rfc3339(at.time),
+                     s.labels.count("__name__") ? s.labels.at("__name__") : spec.selector, spec.condition, number(amount),
+                     host, gpu, pci, number(first), number(s.samples.back().value), label_text(s.labels));
+}
+
+std::string collect_prometheus(const SourceConfig& src, const std::vector<MetricSpec>& specs, const Workload& w,
+                               HttpClient& http, SourceCoverage& cov) {
+  cov.hosts_expected = static_cast<int64_t>(w.nodes.size());
+  if (!w.window_known || !w.start) {
+    cov.status = SourceStatus::skipped;
+    cov.reason = "the workload has no time window to query";
+    return {};
+  }
+  if (w.nodes.empty()) {
+    cov.status = SourceStatus::skipped;
+    cov.reason = "the workload names no nodes: queries are scoped to the job's hosts only";
+    return {};
+  }
+  auto auth = auth_header(src);
+  if (!auth) {
+    cov.status = SourceStatus::error;
+    cov.reason = auth.error().message;
+    return {};
+  }
+  std::vector<std::string> headers = {"Accept: application/json"};
+  if (!auth->empty()) headers.push_back(*auth);
+  std::string base = src.url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  const double step_s = static_cast<double>(src.step) / kMicrosPerSecond;
+  const Micros span = src.step * (kMaxPointsPerSeries - 1);
+  std::vector<std::string> lines;
+  std::set<std::string> hosts_seen;
+  int failed = 0;
+  for (const MetricSpec& spec : specs) {
+    std::string query = scoped_query(spec.selector, w.nodes, src.host_labels);
+    std::map<std::string, MetricSeries> merged;
+    bool ok = true;
+    for (Micros from = w.window.start; from <= w.window.end && ok; from += span + src.step) {
+      Micros to = std::min(w.window.end, from + span);
+      std::string url = fmt::format("{}/api/v1/query_range?query={}&start={:.3f}&end={:.3f}&step={}", base, url_encode(query),
+                                    from / 1e6, to / 1e6, number(step_s));
+      auto r = http.get(url, headers);
+      std::string problem;
+      if (!r) problem = r.error().message;
+      else {
+        cov.bytes += static_cast<int64_t>(r->body.size());
+        auto series = parse_query_range(r->body);
+        if (!series) problem = fmt::format("HTTP {}: {}", r->status, series.error().message);
+        else if (r->status != 200) problem = fmt::format("HTTP {}", r->status);
+        else
+          for (auto& s : *series) {
+            MetricSeries& m = merged[label_text(s.labels)];
+            m.labels = s.labels;
+            for (const auto& p : s.samples)
+              if (m.samples.empty() || p.time > m.samples.back().time) m.samples.push_back(p);
+          }
+      }
+      if (!problem.empty()) {
+        cov.problems.push_back(fmt::format("{}: {}", spec.id, problem));
+        ok = false;
+      }
+    }
+    if (!ok) {
+      ++failed;
+      continue;
+    }
+    for (const auto& [key, s] : merged) {
+      for (const auto& label : src.host_labels)
+        if (auto it = s.labels.find(label); it != s.labels.end()) {
+          std::string h = it->second.substr(0, it->second.find_first_of(".:"));
+          if (std::find(w.nodes.begin(), w.nodes.end(), h) != w.nodes.end()) hosts_seen.insert(h);
+        }
+      if (auto line = evaluate_metric(spec, s, src.host_labels)) lines.push_back(*line);
+    }
+  }
+  std::sort(lines.begin(), lines.end());
+  cov.hosts_covered.assign(hosts_seen.begin(), hosts_seen.end());
+  if (failed == static_cast<int>(specs.size()) && failed > 0) {
+    cov.status = SourceStatus::error;
+    cov.reason = cov.problems.front();
+  } else if (failed > 0) {
+    cov.status = SourceStatus::partial;
+    cov.reason = fmt::format("{} of {} metric queries failed; first: {}", failed, specs.size(), cov.problems.front());
+  } else if (hosts_seen.empty()) {
+    cov.status = SourceStatus::empty;
+    cov.reason = "no series for the job's hosts";
+  }
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  return text;
+}
+
+}  // namespace attribution
