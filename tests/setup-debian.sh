@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libsimdjson-dev libre2-dev libfmt-dev
-          libtomlplusplus-dev catch2 zlib1g-dev libcurl4-openssl-dev tzdata jq)
+          libtomlplusplus-dev catch2 zlib1g-dev libcurl4-openssl-dev tzdata jq curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
