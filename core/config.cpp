@@ -68,8 +68,8 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
   if (!kinds.count(sc.kind))
     return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes, journal", sc.kind));
   if (sc.kind == "prometheus") {
-    if (auto st = r.only_keys({"name", "kind", "url", "host_label", "step", "timeout", "token_env", "token_file",
-                               "username", "password_env", "ca_file"});
+    if (auto st = r.only_keys({"name", "kind", "url", "host_label", "host_map", "step", "timeout", "token_env",
+                               "token_file", "username", "password_env", "ca_file"});
         !st)
       return st.error();
     for (auto [key, out] : {std::pair{"url", &sc.url}, std::pair{"token_env", &sc.token_env},
@@ -82,6 +82,15 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
     std::vector<std::string> labels;
     ATTRIBUTION_TRY(labels, r.str_list("host_label"));
     if (!labels.empty()) sc.host_labels = labels;
+    if (const toml::node* hm = r.table().get("host_map")) {
+      const toml::table* t = hm->as_table();
+      if (!t) return r.error("host_map", "host_map is a table: { \"label value\" = \"node name\" }");
+      for (const auto& [k, v] : *t) {
+        auto node = v.value<std::string>();
+        if (!node) return r.error("host_map", "host_map values are node names (strings)");
+        sc.host_map[std::string(k.str())] = *node;
+      }
+    }
     for (auto [key, out] : {std::pair{"step", &sc.step}, std::pair{"timeout", &sc.timeout}}) {
       ATTRIBUTION_TRY(s, r.str(key));
       if (!s) continue;

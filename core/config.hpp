@@ -1,5 +1,6 @@
 #pragma once
 // The configuration file (DESIGN §7): workload, window margins, time zone and sources.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct SourceConfig {
   // prometheus: credentials come from the variable or file named here, never from the config text.
   std::string url, token_env, token_file, username, password_env, ca_file;
   std::vector<std::string> host_labels = {"Hostname", "hostname", "instance"};  // instance: :port dropped
+  std::map<std::string, std::string> host_map;  // label value -> node name (exporter pod -> node)
   Micros step = 15 * kMicrosPerSecond;
   Micros timeout = 30 * kMicrosPerSecond;
 };

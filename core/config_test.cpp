@@ -93,3 +93,18 @@ TEST_CASE("slurm section: rest mode needs a url; tokens come from env or file on
   REQUIRE_FALSE(token_text);  // a secret in the config text is refused
   CHECK(token_text.error().message.find("unknown key 'token'") != std::string::npos);
 }
+
+TEST_CASE("prometheus source: url required, durations, host labels and map") {
+  auto ok = parse_config("[[source]]\nname = \"dcgm\"\nkind = \"prometheus\"\nurl = \"http://p:9090\"\nstep = \"30s\"\n"
+                         "host_label = \"instance\"\nhost_map = { \"10.0.0.13\" = \"node03\" }\ntoken_env = \"PROM_TOKEN\"\n",
+                         "c.toml");
+  REQUIRE(ok);
+  const SourceConfig& s = ok->sources[0];
+  CHECK(s.step == 30 * kMicrosPerSecond);
+  CHECK(s.host_labels == std::vector<std::string>{"instance"});
+  CHECK(s.host_map.at("10.0.0.13") == "node03");
+  CHECK(s.token_env == "PROM_TOKEN");
+  CHECK_FALSE(parse_config("[[source]]\nname = \"d\"\nkind = \"prometheus\"\n", "c.toml"));
+  CHECK_FALSE(parse_config("[[source]]\nname = \"d\"\nkind = \"prometheus\"\nurl = \"u\"\nstep = \"0s\"\n", "c.toml"));
+  CHECK_FALSE(parse_config("[[source]]\nname = \"d\"\nkind = \"prometheus\"\nurl = \"u\"\npassword = \"x\"\n", "c.toml"));
+}

@@ -149,8 +149,23 @@ std::string scoped_query(const std::string& metric, const std::vector<std::strin
   return q;
 }
 
+std::string series_host(const std::map<std::string, std::string>& labels, const std::vector<std::string>& host_labels,
+                        const std::map<std::string, std::string>& host_map) {
+  for (const auto& label : host_labels) {
+    auto it = labels.find(label);
+    if (it == labels.end() || it->second.empty()) continue;
+    std::string h = it->second;
+    if (auto m = host_map.find(h); m != host_map.end()) return m->second;
+    if (label == "instance" && h.rfind(':') != std::string::npos && h.find(']') == std::string::npos) h = h.substr(0, h.rfind(':'));
+    if (auto m = host_map.find(h); m != host_map.end()) return m->second;
+    return is_ip_address(h) ? h : h.substr(0, h.find('.'));
+  }
+  return {};
+}
+
 std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricSeries& s,
-                                           const std::vector<std::string>& host_labels) {
+                                           const std::vector<std::string>& host_labels,
+                                           const std::map<std::string, std::string>& host_map) {
   if (s.samples.empty()) return std::nullopt;
   std::optional<size_t> fired;
   double amount = 0, acc = 0;
@@ -171,14 +186,8 @@ std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricS
     }
   }
   if (!fired) return std::nullopt;
-  std::string host = "-", gpu = "-", pci = "-";
-  for (const auto& label : host_labels)
-    if (auto it = s.labels.find(label); it != s.labels.end() && !it->second.empty()) {
-      std::string h = it->second;
-      if (label == "instance" && h.rfind(':') != std::string::npos && h.find(']') == std::string::npos) h = h.substr(0, h.rfind(':'));
-      host = is_ip_address(h) ? h : h.substr(0, h.find('.'));
-      break;
-    }
+  std::string host = series_host(s.labels, host_labels, host_map), gpu = "-", pci = "-";
+  if (host.empty()) host = "-";
   if (auto it = s.labels.find("gpu"); it != s.labels.end() && !it->second.empty()) gpu = it->second;
   if (auto it = s.labels.find("pci_bus_id"); it != s.labels.end() && !it->second.empty()) pci = it->second;
   const MetricSample& at = s.samples[*fired];
@@ -216,7 +225,10 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
   std::set<std::string> hosts_seen;
   int failed = 0;
   for (const MetricSpec& spec : specs) {
-    std::string query = scoped_query(spec.selector, w.nodes, src.host_labels);
+    std::vector<std::string> names = w.nodes;  // and the label values the host map turns into them
+    for (const auto& [value, node] : src.host_map)
+      if (std::find(w.nodes.begin(), w.nodes.end(), node) != w.nodes.end()) names.push_back(value);
+    std::string query = scoped_query(spec.selector, names, src.host_labels);
     std::map<std::string, MetricSeries> merged;
     bool ok = true;
     for (Micros from = w.window.start; from <= w.window.end && ok; from += span + src.step) {
@@ -249,12 +261,9 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
       continue;
     }
     for (const auto& [key, s] : merged) {
-      for (const auto& label : src.host_labels)
-        if (auto it = s.labels.find(label); it != s.labels.end()) {
-          std::string h = it->second.substr(0, it->second.find_first_of(".:"));
-          if (std::find(w.nodes.begin(), w.nodes.end(), h) != w.nodes.end()) hosts_seen.insert(h);
-        }
-      if (auto line = evaluate_metric(spec, s, src.host_labels)) lines.push_back(*line);
+      std::string h = series_host(s.labels, src.host_labels, src.host_map);
+      if (std::find(w.nodes.begin(), w.nodes.end(), h) != w.nodes.end()) hosts_seen.insert(h);
+      if (auto line = evaluate_metric(spec, s, src.host_labels, src.host_map)) lines.push_back(*line);
     }
   }
   std::sort(lines.begin(), lines.end());

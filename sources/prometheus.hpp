@@ -26,8 +26,14 @@ struct MetricSeries {
 Result<std::vector<MetricSeries>> parse_query_range(std::string_view body);
 
 // The line stating that `series` meets `spec`, or nothing when it does not.
+// The node a series is about: the first host label present (instance without its port, a domain
+// cut off), through `host_map` when the label names something else (an exporter pod).
+std::string series_host(const std::map<std::string, std::string>& labels, const std::vector<std::string>& host_labels,
+                        const std::map<std::string, std::string>& host_map);
+
 std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricSeries& series,
-                                           const std::vector<std::string>& host_labels);
+                                           const std::vector<std::string>& host_labels,
+                                           const std::map<std::string, std::string>& host_map = {});
 
 // The PromQL selector for `metric` on these hosts through any of the host labels.
 std::string scoped_query(const std::string& metric, const std::vector<std::string>& hosts,

@@ -70,6 +70,17 @@ TEST_CASE("conditions: counter resets, thresholds, sentinels, host from instance
   CHECK_FALSE(evaluate_metric(spec("z", "M", "increase"), blank->front(), kLabels));
 }
 
+TEST_CASE("a host map turns exporter pod names into nodes") {
+  std::map<std::string, std::string> map = {{"dcgm-exporter-x7k2p", "node03"}};
+  CHECK(series_host({{"Hostname", "dcgm-exporter-x7k2p"}}, kLabels, map) == "node03");
+  CHECK(series_host({{"instance", "10.0.0.13:9400"}}, kLabels, {{"10.0.0.13", "node03"}}) == "node03");
+  CHECK(series_host({{"hostname", "node04.cluster"}}, kLabels, map) == "node04");
+  CHECK(series_host({{"job", "x"}}, kLabels, map).empty());
+  auto line = evaluate_metric(spec("a", "M", "above"), series({0, 1}, {{"Hostname", "dcgm-exporter-x7k2p"}}), kLabels, map);
+  REQUIRE(line);
+  CHECK(line->find("host node03 ") != std::string::npos);
+}
+
 TEST_CASE("Prometheus error envelope and garbage are errors with the reason") {
   auto e = parse_query_range(fixture("prom-query-bad-expr.json"));
   REQUIRE_FALSE(e);
