@@ -4,7 +4,9 @@
 #include <atomic>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
 #include <thread>
+#include <tuple>
 
 #include "core/identity.hpp"
 #include "core/json_writer.hpp"
@@ -255,6 +257,15 @@ class FileScanner {
     if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
     if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    // A burst folds here already, so memory grows with distinct findings, not with repeated lines
+    // (800,000 identical Xid lines are one finding); the timeline folds again across files.
+    auto key = std::make_tuple(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid, f.time_inferred);
+    Finding* prev = nullptr;
+    if (auto it = last_.find(key); it != last_.end()) {
+      Finding& p = out.findings[it->second];
+      if (f.time_inferred || (f.first_seen >= p.last_seen && f.first_seen - p.last_seen <= m_.rules().rules[rule].burst))
+        prev = &p;
+    }
     Evidence e;
     e.time = f.first_seen;
     e.time_inferred = f.time_inferred;
@@ -272,7 +283,15 @@ class FileScanner {
         a = b + 1;
       }
     }
+    if (prev) {
+      prev->count += 1;
+      prev->last_seen = std::max(prev->last_seen, f.last_seen);
+      if (prev->evidence.size() < 2) prev->evidence.push_back(std::move(e));
+      else prev->evidence.back() = std::move(e);
+      return;
+    }
     f.evidence.push_back(std::move(e));
+    last_[key] = out.findings.size();
     out.findings.push_back(std::move(f));
   }
 
@@ -285,6 +304,7 @@ class FileScanner {
   std::string_view buf_;
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
+  std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
   std::optional<size_t> last_query_;
   std::optional<Anchor> last_prev_;
   Anchor last_next_{0, std::nullopt};
@@ -316,7 +336,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     if (!c.files[i].text) cov.bytes += r.bytes;  // inline text: its collector counted what it received
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++failed[c.files[i].source];
-    cov.records += static_cast<int64_t>(r.findings.size());
+    for (const auto& f : r.findings) cov.records += f.count;  // lines, folded or not
     for (auto& f : r.findings) {
       if (!f.time_inferred) {
         out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include "core/collect.hpp"
@@ -148,6 +149,20 @@ TEST_CASE("multi-line torchrun block: captures across lines / without rank prefi
   CHECK(f.fields.at("exit_code") == "1");
   CHECK(f.first_seen == utc("2025-03-14T09:45:00Z"));
   CHECK(f.evidence[0].text.find(" | ") != std::string::npos);
+}
+
+TEST_CASE("a burst of identical lines is one finding with a count: memory follows findings") {
+  Fixture fx;
+  std::string text;
+  for (int i = 0; i < 200000; ++i)
+    text += fmt::format("Mar 14 09:30:{:02} node1 kernel: NVRM: Xid (PCI:0000:52:00): 45, pid=1, name=p, Ch 1\n",
+                        i / 10000);  // 10,000 lines a second for 20 seconds
+  auto p = fx.dir.file("burst.log", text);
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].count == 200000);
+  CHECK(r.findings[0].evidence.size() == 2);
+  CHECK(r.findings[0].evidence[1].location == p + ":200000");
 }
 
 TEST_CASE("scan results do not depend on the thread count") {
