@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <memory>
+#include <re2/re2.h>
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
@@ -129,6 +130,31 @@ int show_rule(const std::string& id, const std::vector<std::string>& extra) {
   return kDiagnosed;
 }
 
+// For baselines (`rg -f`, `grep -E -f`): every log rule's pattern, or the prefilter's literals
+// (distinct, sorted), one per line. Metric-stream rules read the tool's own lines: left out.
+int export_patterns(bool literals, const std::vector<std::string>& extra) {
+  auto rules = load_rules(extra);
+  if (!rules) return report_error(rules.error());
+  std::set<std::string> lits;
+  for (const auto& r : rules->rules) {
+    bool log_rule = r.streams.empty() || std::any_of(r.streams.begin(), r.streams.end(), [](const std::string& s) {
+                      return s == "applog" || s == "syslog";
+                    });
+    if (!log_rule || r.lines > 1) continue;
+    if (literals) {
+      lits.insert(r.literals.begin(), r.literals.end());
+      continue;
+    }
+    // rg and grep join the lines into one regex: the same group name twice is an error there.
+    std::string plain = r.pattern;
+    static const RE2 named(R"(\(\?P<\w+>)");
+    RE2::GlobalReplace(&plain, named, "(");
+    std::printf("%s\n", plain.c_str());
+  }
+  for (const auto& l : lits) std::printf("%s\n", l.c_str());
+  return kDiagnosed;
+}
+
 }  // namespace
 
 void add_rules_command(CLI::App& app, int* exit_code) {
@@ -145,6 +171,11 @@ void add_rules_command(CLI::App& app, int* exit_code) {
   auto test = rules->add_subcommand("test", "Check every rule's samples (built-in rules, or the rules at PATH)");
   test->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
   test->callback([=] { *exit_code = check_rules(*path, false); });
+  auto literals = std::make_shared<bool>(false);
+  auto exp = rules->add_subcommand("export-patterns",
+                                   "Print every log rule's RE2 pattern, one per line (for rg -f / grep -E -f baselines)");
+  exp->add_flag("--literals", *literals, "Print the prefilter's required literals instead (for rg -F -f)");
+  exp->callback([=] { *exit_code = export_patterns(*literals, *extra); });
   auto lint = rules->add_subcommand("lint", "Like test, and warn about weak rules (no action, few samples)");
   lint->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
   lint->callback([=] { *exit_code = check_rules(*path, true); });

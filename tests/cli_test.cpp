@@ -84,4 +84,12 @@ TEST_CASE("rules test passes on the built-ins / a broken rule file fails with fi
   CHECK(show.exit_code == 0);
   CHECK(show.out.find("pattern:") != std::string::npos);
   CHECK(run_cli("rules show no.such.rule").exit_code == 2);
+  auto patterns = run_cli("rules export-patterns", false);
+  CHECK(patterns.exit_code == 0);
+  CHECK(patterns.out.find("NVRM: Xid") != std::string::npos);
+  CHECK(patterns.out.find("slurm job") == std::string::npos);  // scheduler-stream rules are not log patterns
+  CHECK(patterns.out.find("(?P<") == std::string::npos);        // rg -f joins them: no duplicate group names
+  auto lits = run_cli("rules export-patterns --literals", false);
+  CHECK(lits.exit_code == 0);
+  CHECK(lits.out.find("Init COMPLETE\n") != std::string::npos);
 }
