@@ -143,25 +143,17 @@ SlurmJob parse_job(element j, const std::string& from) {
     job.start = epoch(num_at(j, "start_time"));
     job.end = epoch(num_at(j, "end_time"));
   }
-  // Arrays and heterogeneous jobs: sacct nests them, the others flatten them.
-  if (j["array"].get(v) == simdjson::SUCCESS) {
-    auto aj = num_at(v, "job_id");
-    auto at = num_at(v, "task_id");
-    if (aj && *aj > 0 && at) job.array_job_id = aj, job.array_task_id = at;
-  } else {
-    auto aj = num_at(j, "array_job_id");
-    auto at = num_at(j, "array_task_id");
-    if (aj && *aj > 0 && at) job.array_job_id = aj, job.array_task_id = at;
-  }
-  if (j["het"].get(v) == simdjson::SUCCESS) {
-    auto hj = num_at(v, "job_id");
-    auto ho = num_at(v, "job_offset");
-    if (hj && *hj > 0 && ho) job.het_job_id = hj, job.het_offset = ho;
-  } else {
-    auto hj = num_at(j, "het_job_id");
-    auto ho = num_at(j, "het_job_offset");
-    if (hj && *hj > 0 && ho) job.het_job_id = hj, job.het_offset = ho;
-  }
+  // Arrays and heterogeneous jobs: sacct nests them ({job_id, task_id}), the others flatten them.
+  auto id_pair = [&](const char* nested, const char* sub, const char* flat_job, const char* flat_sub,
+                     std::optional<int64_t>& parent, std::optional<int64_t>& index) {
+    element n;
+    bool is_nested = j[nested].get(n) == simdjson::SUCCESS;
+    auto p = is_nested ? num_at(n, "job_id") : num_at(j, flat_job);
+    auto i = is_nested ? num_at(n, sub) : num_at(j, flat_sub);
+    if (p && *p > 0 && i) parent = p, index = i;
+  };
+  id_pair("array", "task_id", "array_job_id", "array_task_id", job.array_job_id, job.array_task_id);
+  id_pair("het", "job_offset", "het_job_id", "het_job_offset", job.het_job_id, job.het_offset);
   if (job.array_job_id) job.id = fmt::format("{}_{}", *job.array_job_id, *job.array_task_id);
   else if (job.het_job_id) job.id = fmt::format("{}+{}", *job.het_job_id, *job.het_offset);
   else job.id = std::to_string(job.job_id);
