@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Benchmark (run by hand, not by CI): on one generated corpus, hot cache, the same thread count,
+# times attribution's whole diagnosis against ripgrep with the rules' patterns and literals,
+# grep -P with the patterns, and the read floor (cat). Prints wall time, throughput and peak RSS.
+# Usage: bench.sh [--tier S|M|L] [--scenario NAME] [--threads N] [--attribution PATH] [--work DIR]
+set -euo pipefail
+HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
+TIER=M; SCENARIO=xid79; THREADS=$(nproc); ATTR="$HERE/../../build/attribution"; WORK=/tmp/attribution-bench
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tier) TIER="$2"; shift 2;; --scenario) SCENARIO="$2"; shift 2;; --threads) THREADS="$2"; shift 2;;
+    --attribution) ATTR="$2"; shift 2;; --work) WORK="$2"; shift 2;;
+    *) echo "unknown option $1" >&2; exit 2;;
+  esac
+done
+command -v rg >/dev/null || { echo "ripgrep is needed: apt-get install ripgrep" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is needed: apt-get install time" >&2; exit 1; }
+DIR="$WORK/$SCENARIO-$TIER"
+[ -f "$DIR/truth.toml" ] || bash "$HERE/../gen/generate.sh" --scenario "$SCENARIO" --tier "$TIER" --seed 3 --out "$DIR"
+"$ATTR" rules export-patterns > "$WORK/patterns.txt"
+"$ATTR" rules export-patterns --literals > "$WORK/literals.txt"
+BYTES=$(du -sb "$DIR/logs" | cut -f1)
+cat "$DIR"/logs/*/* > /dev/null  # hot cache
+run() {  # label, command
+  local best="" rss=""
+  for _ in 1 2 3; do
+    /usr/bin/time -f "%e %M" -o "$WORK/time.txt" bash -c "$2" > /dev/null
+    read -r wall kb < "$WORK/time.txt"
+    if [ -z "$best" ] || awk "BEGIN{exit !($wall < $best)}"; then best=$wall; rss=$kb; fi
+  done
+  printf '%s|%s|%s\n' "$1" "$best" "$rss"
+}
+{
+  run "read floor: cat" "cat $DIR/logs/*/*"
+  run "rg -j $THREADS -f patterns" "rg -j $THREADS -c -f $WORK/patterns.txt $DIR/logs"
+  run "rg -j $THREADS -F -f literals" "rg -j $THREADS -c -F -f $WORK/literals.txt $DIR/logs"
+  run "grep -P -f patterns -r" "grep -P -c -f $WORK/patterns.txt -r $DIR/logs 2>/dev/null || true"
+  run "attribution diagnose --threads $THREADS" "$ATTR diagnose --config $DIR/attribution.toml --threads $THREADS"
+} > "$WORK/results.txt"
+rg_f=$(sed -n 2p "$WORK/results.txt" | cut -d'|' -f2); rg_F=$(sed -n 3p "$WORK/results.txt" | cut -d'|' -f2)
+echo "corpus: $SCENARIO tier $TIER, $(awk "BEGIN{printf \"%.0f\", $BYTES/1048576}") MiB, $(ls "$DIR"/logs/*/* | wc -l) files; $THREADS threads; $(nproc) cores"
+printf '| %-34s | %8s | %10s | %10s | %9s | %9s |\n' command "wall s" "MiB/s" "peak RSS MB" "/ rg -f" "/ rg -F"
+printf '|%s|%s|%s|%s|%s|%s|\n' ------------------------------------ ---------- ------------ ------------ ----------- -----------
+while IFS='|' read -r label wall kb; do
+  printf '| %-34s | %8.2f | %10.0f | %10.1f | %9.2f | %9.2f |\n' "$label" "$wall" \
+    "$(awk "BEGIN{print ($wall > 0) ? $BYTES/1048576/$wall : 0}")" "$(awk "BEGIN{print $kb/1024}")" \
+    "$(awk "BEGIN{print $wall/$rg_f}")" "$(awk "BEGIN{print $wall/$rg_F}")"
+done < "$WORK/results.txt"
+"$ATTR" diagnose --config "$DIR/attribution.toml" --format json --threads "$THREADS" > "$WORK/report.json"
+"$ATTR" diagnose --config "$DIR/attribution.toml" --format json --threads 1 > "$WORK/report-1.json"
+cmp -s "$WORK/report.json" "$WORK/report-1.json" && echo "report identical at --threads 1 and $THREADS" || echo "REPORTS DIFFER between thread counts"
+echo "truth: $(tr '\n' ' ' < "$DIR/truth.toml")"
+echo "got:   $(jq -r '[.outcome.family, .outcome.blame, .root_causes[0].host, (.root_causes[0].pci // "-")] | join(" ")' "$WORK/report.json" 2>/dev/null)"
