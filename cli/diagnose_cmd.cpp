@@ -16,6 +16,7 @@ struct DiagnoseOptions {
   DiagnoseRequest req;
   std::string job, config, format = "text", output, nodes, start, end, before, after, record, replay;
   std::vector<std::string> logs;
+  bool timings = false;
 };
 
 int run_diagnose(DiagnoseOptions& o) {
@@ -39,8 +40,11 @@ int run_diagnose(DiagnoseOptions& o) {
                        .count();
   if (r.threads <= 0) r.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
+  std::vector<std::pair<std::string, double>> timings;
+  if (o.timings) r.timings = &timings;
   auto report = diagnose(r);
   if (!report) return report_error(report.error());
+  for (const auto& [pass, seconds] : timings) std::fprintf(stderr, "timing: %-24s %8.3f s\n", pass.c_str(), seconds);
   std::string text = o.format == "json"       ? render_json(*report)
                      : o.format == "markdown" ? render_markdown(*report)
                                               : render_text(*report);
@@ -94,6 +98,7 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
   d->add_option("--end", o->end, "Workload end (RFC 3339, or epoch seconds)");
   d->add_option("--record", o->record, "Record an evidence bundle into DIR (not available yet)");
   d->add_option("--replay", o->replay, "Replay a recorded bundle (not available yet)");
+  d->add_flag("--timings", o->timings, "Print each pass's wall time on standard error (never in the report)");
   d->callback([o, exit_code] { *exit_code = run_diagnose(*o); });
 }
 

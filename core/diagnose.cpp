@@ -1,5 +1,7 @@
 #include "core/diagnose.hpp"
 
+#include <chrono>
+
 #include "core/collect.hpp"
 #include "core/config.hpp"
 #include "core/duration.hpp"
@@ -24,6 +26,12 @@ void derive_window(Workload& w, const ScanResult& scan) {
 }  // namespace
 
 Result<Report> diagnose(const DiagnoseRequest& req) {
+  auto last = std::chrono::steady_clock::now();
+  auto lap = [&](const char* pass) {
+    auto now = std::chrono::steady_clock::now();
+    if (req.timings) req.timings->emplace_back(pass, std::chrono::duration<double>(now - last).count());
+    last = now;
+  };
   auto config = load_config(req.config_path);
   if (!config) return config.error();
   for (auto [text, out] : {std::pair{&req.before, &config->before}, std::pair{&req.after, &config->after}}) {
@@ -39,19 +47,27 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   if (!rules) return rules.error();
   auto matcher = Matcher::build(*rules);
   if (!matcher) return matcher.error();
+  lap("load config and rules");
 
   ProcessRunner real_runner;
   CurlHttpClient real_http(HttpOptions{10 * kMicrosPerSecond, 60 * kMicrosPerSecond, config->slurm.ca_file});
   Transports transports{req.runner ? *req.runner : real_runner, req.http ? *req.http : real_http};
   auto workload = resolve_workload(*config, req.workload, transports);
   if (!workload) return workload.error();
+  lap("resolve workload");
 
   Collection collection = collect(*config, *workload, req.workload.logs, rules->metrics, transports.http);
+  lap("collect");
   ScanResult scanned = scan(collection, **matcher, *workload, req.threads);
+  lap("scan and match");
   derive_window(*workload, scanned);
   Timeline timeline = build_timeline(std::move(scanned.findings), *rules, *workload);
+  lap("timeline");
   Diagnosis diagnosis = resolve_precedence(timeline, *rules, *workload);
-  return build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage));
+  lap("precedence");
+  Report report = build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage));
+  lap("report");
+  return report;
 }
 
 }  // namespace attribution

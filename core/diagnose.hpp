@@ -20,6 +20,9 @@ struct DiagnoseRequest {
   int threads = 1;
   CommandRunner* runner = nullptr;  // scheduler commands; null: run the real programs
   HttpClient* http = nullptr;       // null: real HTTP
+  // When set, each pass's wall time in seconds, in pass order. Never part of the report: times
+  // differ between runs and the report must not.
+  std::vector<std::pair<std::string, double>>* timings = nullptr;
 };
 
 Result<Report> diagnose(const DiagnoseRequest& request);

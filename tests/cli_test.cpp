@@ -24,6 +24,14 @@ TEST_CASE("usage errors exit 2 and teach") {
   CHECK(help.out.find("--logs") != std::string::npos);
 }
 
+TEST_CASE("--timings prints each pass on stderr and leaves the report unchanged") {
+  auto with = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json --timings", true);
+  auto without = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json", false);
+  CHECK(with.exit_code == 0);
+  CHECK(with.out.find("timing: scan and match") != std::string::npos);
+  CHECK(with.out.find(without.out) != std::string::npos);
+}
+
 TEST_CASE("config errors exit 3 and name file and line") {
   test::TempDir d;
   auto cfg = d.file("bad.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\nbefore = [\n");
