@@ -24,7 +24,7 @@ TEST_CASE("usage errors exit 2 and teach") {
   CHECK(help.out.find("--logs") != std::string::npos);
 }
 
-TEST_CASE("--timings prints each pass on stderr and leaves the report unchanged") {
+TEST_CASE("timings flag prints each pass on stderr and leaves the report unchanged") {
   auto with = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json --timings", true);
   auto without = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json", false);
   CHECK(with.exit_code == 0);
