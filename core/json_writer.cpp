@@ -32,7 +32,7 @@ size_t utf8_len(std::string_view s, size_t i) {
 // Calls ascii(c) for each ASCII byte and appends valid multi-byte sequences as they are;
 // an invalid byte becomes U+FFFD.
 template <typename Ascii>
-void walk_utf8(std::string& out, std::string_view s, Ascii ascii) {
+void walk_utf8(std::string& out, std::string_view s, Ascii ascii, bool c1_as_replacement = false) {
   for (size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
@@ -41,6 +41,9 @@ void walk_utf8(std::string& out, std::string_view s, Ascii ascii) {
     } else if (size_t n = utf8_len(s, i); n == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
+    } else if (c1_as_replacement && n == 2 && c == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0) {
+      out += '?';  // a C1 control (CSI, OSC, ...) would reach the terminal like ESC does
+      i += 2;
     } else {
       out.append(s.substr(i, n));
       i += n;
@@ -66,7 +69,9 @@ void append_json_escaped(std::string& out, std::string_view s) {
 std::string sanitize_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  walk_utf8(out, s, [&](unsigned char c) { out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c); });
+  walk_utf8(
+      out, s, [&](unsigned char c) { out += (c < 0x20 && c != '\t') || c == 0x7f ? '?' : static_cast<char>(c); },
+      true);
   return out;
 }
 

@@ -38,7 +38,8 @@ class JsonWriter {
 
 // Appends `s` as the inside of a JSON string (no quotes), replacing invalid UTF-8 with U+FFFD.
 void append_json_escaped(std::string& out, std::string_view s);
-// Returns `s` with invalid UTF-8 sequences and control characters other than tab replaced.
+// Returns `s` with invalid UTF-8 sequences and control characters (C0 other than tab, DEL, C1)
+// replaced: log text must not drive the reader's terminal.
 std::string sanitize_utf8(std::string_view s);
 
 }  // namespace attribution

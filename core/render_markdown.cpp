@@ -80,6 +80,8 @@ std::string render_markdown(const Report& r) {
     line(fmt::format("- **{}** {} `{}`{}", e.id, short_time(e.time, e.time_inferred), cell(e.location),
                      e.host.empty() ? "" : " on " + e.host));
     std::string text = e.text.size() > 400 ? e.text.substr(0, 400) + "..." : e.text;
+    // A log line must not close the fence and write Markdown of its own.
+    for (size_t k; (k = text.find("```")) != std::string::npos;) text.replace(k, 3, "'''");
     line("  ```");
     line("  " + text);
     line("  ```");

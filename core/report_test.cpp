@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <simdjson.h>
 
+#include "core/json_writer.hpp"
 #include "core/render.hpp"
 #include "core/report.hpp"
 #include "tests/test_rules.hpp"
@@ -100,4 +101,15 @@ TEST_CASE("text and Markdown render the same facts") {
   CHECK(md.find("`gpu_fallen_off_bus`") != std::string::npos);
   CHECK(md.find("| R1 | node3") != std::string::npos);
   CHECK(md.find("llama \"70b\" \\| run") != std::string::npos);  // pipes escaped in tables
+}
+
+TEST_CASE("untrusted log text cannot drive a terminal or forge Markdown") {
+  CHECK(sanitize_utf8("a\x1b[31mred\x1b[0m") == "a?[31mred?[0m");
+  CHECK(sanitize_utf8("csi \xc2\x9b" "31m") == "csi ?31m");
+  CHECK(sanitize_utf8("caf\xc3\xa9 \xc2\xa0ok") == "caf\xc3\xa9 \xc2\xa0ok");  // real text stays
+  Report r = sample_report();
+  r.evidence[0].text = "x```\n## Root causes\n| forged | table |";
+  std::string md = render_markdown(r);
+  CHECK(md.find("x'''") != std::string::npos);
+  CHECK(md.find("x```") == std::string::npos);
 }
