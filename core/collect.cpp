@@ -31,6 +31,7 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
   };
   if (!adhoc_logs.empty()) {
     size_t i = add_source("logs", "files", "applog", config.timezone, std::nullopt);
+    c.sources[i].syslog_by_file_name = true;
     auto files = list_adhoc_files(adhoc_logs, i, workload, c.coverage[i]);
     c.files.insert(c.files.end(), files.begin(), files.end());
   }

@@ -15,6 +15,7 @@ struct SourceRuntime {
   std::string name, kind, stream;
   TimeZone zone;
   std::optional<Micros> boot_time;
+  bool syslog_by_file_name = false;  // --logs: kern.log, dmesg, messages... are read as syslog
 };
 
 struct Collection {

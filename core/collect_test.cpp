@@ -55,6 +55,8 @@ TEST_CASE("collect: --logs replaces configured file sources but keeps the others
   REQUIRE(c.coverage.size() == 2);
   CHECK(c.coverage[0].name == "logs");
   CHECK(c.coverage[1].name == "loki");
+  CHECK(c.sources[0].syslog_by_file_name);  // --logs guesses kern.log/dmesg as syslog
+  CHECK_FALSE(c.sources[1].syslog_by_file_name);
   REQUIRE(c.files.size() == 1);
   CHECK(c.files[0].host_hint == "node1");
 }

@@ -77,7 +77,7 @@ bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
   return a.host.empty() != b.host.empty() || (!a.host.empty() && a.host == b.host && same_gpu(a, b));
 }
 
-std::optional<Localisation> hang_minority(const Timeline& t, const RuleSet& rules) {
+std::optional<Localisation> hang_minority(const Timeline& t) {
   // Ranks stuck in a collective report its sequence number; the rank(s) at a different one are behind.
   std::map<int, std::pair<long, size_t>> seq_by_rank;  // rank -> (highest seq, finding)
   for (size_t i = 0; i < t.findings.size(); ++i) {
@@ -110,7 +110,6 @@ std::optional<Localisation> hang_minority(const Timeline& t, const RuleSet& rule
   l.detail = fmt::format("ranks behind: {}", fmt::join(lowest->second, ", "));
   for (int r : lowest->second) l.findings.push_back(seq_by_rank[r].second);
   l.findings.push_back(seq_by_rank[mode->second.front()].second);
-  (void)rules;
   return l;
 }
 
@@ -281,7 +280,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   }
 
   if (d.roots.empty()) {
-    d.localisation = hang_minority(t, rules);
+    d.localisation = hang_minority(t);
     if (!d.localisation) d.localisation = converging_peer(t, w);
     if (!d.localisation) d.localisation = first_failure(t, rules);
   }

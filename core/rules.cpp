@@ -198,6 +198,12 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   return rule;
 }
 
+// Errors from the shared TOML helpers are config errors; here they are about rules.
+Error as_rules_error(Error e) {
+  e.kind = ErrorKind::rules;
+  return e;
+}
+
 Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, size_t index) {
   TomlReader r(t, file, fmt::format("metric[{}]", index));
   if (auto st = r.only_keys({"id", "selector", "condition", "threshold"}); !st) return st.error();
@@ -234,11 +240,7 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
       const toml::table* t = el.as_table();
       if (!t) return make_error(ErrorKind::rules, "each metric must be a [[metric]] table", file, 0);
       auto m = parse_metric(*t, file, i++);
-      if (!m) {
-        Error e = m.error();
-        e.kind = ErrorKind::rules;
-        return e;
-      }
+      if (!m) return as_rules_error(m.error());
       metrics->push_back(std::move(m.value()));
     }
   }
@@ -253,11 +255,7 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
     const toml::table* t = el.as_table();
     if (!t) return make_error(ErrorKind::rules, "each rule must be a [[rule]] table", file, 0);
     auto rule = parse_rule(*t, file, i++);
-    if (!rule) {
-      Error e = rule.error();
-      e.kind = ErrorKind::rules;
-      return e;
-    }
+    if (!rule) return as_rules_error(rule.error());
     out.push_back(std::move(rule.value()));
   }
   return out;
@@ -340,11 +338,7 @@ Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with
   for (const auto& p : user_paths) {
     for (const auto& f : list_rule_files(p)) {
       auto text = read_text_file(f);
-      if (!text) {
-        Error e = text.error();
-        e.kind = ErrorKind::rules;
-        return e;
-      }
+      if (!text) return as_rules_error(text.error());
       if (auto st = add(*text, f, true); !st) return st.error();
     }
   }

@@ -23,7 +23,6 @@ struct FileScan {
   int64_t bytes = 0;
   std::string problem;  // why the file was skipped or only partly read
   bool failed = false;
-  std::vector<std::string> hosts;
 };
 
 std::string_view line_at(std::string_view buf, size_t start) {
@@ -53,7 +52,7 @@ class FileScanner {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
-    if (src.kind == "files" && src.name == "logs" && is_system_log_name(file.path)) stream_ = "syslog";
+    if (src.syslog_by_file_name && is_system_log_name(file.path)) stream_ = "syslog";
   }
 
   FileScan run() {
