@@ -50,7 +50,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   lap("load config and rules");
 
   ProcessRunner real_runner;
-  CurlHttpClient real_http(HttpOptions{10 * kMicrosPerSecond, 60 * kMicrosPerSecond, config->slurm.ca_file});
+  CurlHttpClient real_http;
   Transports transports{req.runner ? *req.runner : real_runner, req.http ? *req.http : real_http};
   auto workload = resolve_workload(*config, req.workload, transports);
   if (!workload) return workload.error();

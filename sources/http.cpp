@@ -19,23 +19,31 @@ void global_init() {
 
 }  // namespace
 
-Result<HttpResponse> CurlHttpClient::get(const std::string& url, const std::vector<std::string>& headers) {
+Result<HttpResponse> CurlHttpClient::get(const HttpRequest& request) {
+  const std::string& url = request.url;
+  const HttpOptions& options = request.options;
   global_init();
   CURL* c = curl_easy_init();
   if (!c) return make_error(ErrorKind::input, "cannot start an HTTP client", url);
   HttpResponse r;
   curl_slist* list = nullptr;
-  for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
+  for (const auto& h : request.headers) list = curl_slist_append(list, h.c_str());
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &r.body);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout / 1000));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout / 1000));
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout / 1000));
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout / 1000));
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  if (!options_.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, options_.ca_file.c_str());
+  if (!options.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, options.ca_file.c_str());
+  if (!options.client_cert.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, options.client_cert.c_str());
+  if (!options.client_key.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, options.client_key.c_str());
+  if (options.insecure_skip_verify) {
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   CURLcode rc = curl_easy_perform(c);
   if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   curl_slist_free_all(list);
@@ -44,13 +52,19 @@ Result<HttpResponse> CurlHttpClient::get(const std::string& url, const std::vect
   return r;
 }
 
-Result<HttpResponse> ReplayHttpClient::get(const std::string& url, const std::vector<std::string>& headers) {
-  seen_headers.push_back(headers);
-  seen_urls.push_back(url);
-  auto it = responses_.find(url);
-  if (it != responses_.end()) return it->second;
-  if (default_) return *default_;
-  return make_error(ErrorKind::input, "HTTP GET failed: Couldn't connect to server", url);
+Result<HttpResponse> ReplayHttpClient::get(const HttpRequest& request) {
+  seen_headers.push_back(request.headers);
+  seen_urls.push_back(request.url);
+  seen_options.push_back(request.options);
+  auto it = answers_.find(request.url);
+  if (it == answers_.end() || it->second.empty()) {
+    if (default_) return *default_;
+    return make_error(ErrorKind::input, "HTTP GET failed: Couldn't connect to server", request.url);
+  }
+  Answer a = it->second.front();
+  if (it->second.size() > 1) it->second.pop_front();
+  if (auto* r = std::get_if<HttpResponse>(&a.value)) return *r;
+  return make_error(ErrorKind::input, std::get<std::string>(a.value), request.url);
 }
 
 }  // namespace attribution

@@ -217,6 +217,9 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
   }
   std::vector<std::string> headers = {"Accept: application/json"};
   if (!auth->empty()) headers.push_back(*auth);
+  HttpOptions options;
+  options.ca_file = src.ca_file;
+  options.timeout = src.timeout;
   std::string base = src.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   const double step_s = static_cast<double>(src.step) / kMicrosPerSecond;
@@ -235,7 +238,7 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
       Micros to = std::min(w.window.end, from + span);
       std::string url = fmt::format("{}/api/v1/query_range?query={}&start={:.3f}&end={:.3f}&step={}", base, url_encode(query),
                                     from / 1e6, to / 1e6, number(step_s));
-      auto r = http.get(url, headers);
+      auto r = http.get(HttpRequest{url, headers, options});
       std::string problem;
       if (!r) problem = r.error().message;
       else {

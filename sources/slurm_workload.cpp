@@ -198,6 +198,8 @@ Result<Workload> resolve_slurm_workload_rest(const std::string& job_text, HttpCl
   if (!spec) return spec.error();
   std::vector<std::string> headers = {"Accept: application/json", "X-SLURM-USER-NAME: " + rest.user,
                                       "X-SLURM-USER-TOKEN: " + rest.token};
+  HttpOptions options;
+  options.ca_file = rest.ca_file;
   std::string base = rest.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   std::vector<std::string> apis = rest.api.empty() ? std::vector<std::string>{"v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38"}
@@ -208,7 +210,7 @@ Result<Workload> resolve_slurm_workload_rest(const std::string& job_text, HttpCl
   for (const auto& v : apis) {
     for (const char* plugin : {"slurmdb", "slurm"}) {
       std::string url = fmt::format("{}/{}/{}/job/{}", base, plugin, v, spec->job);
-      auto r = http.get(url, headers);
+      auto r = http.get(HttpRequest{url, headers, options});
       if (!r) {
         tried.push_back(fmt::format("{}: {}", url, r.error().message));
         continue;
@@ -240,7 +242,7 @@ Result<Workload> resolve_slurm_workload_rest(const std::string& job_text, HttpCl
                       "check slurm.url and slurm.api, and the job id");
   }
   std::vector<NodeReason> reasons;
-  if (auto r = http.get(fmt::format("{}/slurm/{}/nodes", base, api), headers); r && r->status == 200)
+  if (auto r = http.get(HttpRequest{fmt::format("{}/slurm/{}/nodes", base, api), headers, options}); r && r->status == 200)
     reasons = parse_slurm_nodes_json(r->body);
   return workload_from_slurm(*spec, *job, reasons, origin, opt.now);
 }

@@ -28,6 +28,7 @@ Result<Workload> resolve_slurm_workload(const std::string& job, CommandRunner& r
 class HttpClient;
 struct SlurmRestOptions {
   std::string url, user, token, api;  // token: the JWT itself, read by the caller
+  std::string ca_file;
 };
 // slurmrestd: /slurmdb/<api>/job/<id> (accounting), /slurm/<api>/job/<id> (recent jobs),
 // /slurm/<api>/nodes (node reasons). Without `api`, tries the newest versions first.

@@ -119,7 +119,7 @@ TEST_CASE("slurmrestd: newest API first, JWT headers, accounting then controller
   http.add(base + "/slurmdb/v0.0.38/job/1", HttpResponse{200, fixture("slurmrestd-slurmdb-v0.0.38-job.json")});
   http.add(base + "/slurm/v0.0.38/job/1", HttpResponse{200, fixture("slurmrestd-slurm-v0.0.38-job.json")});
   http.add(base + "/slurm/v0.0.38/nodes", HttpResponse{200, fixture("slurmrestd-slurm-v0.0.38-nodes.json")});
-  auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{base + "/", "alice", "tok-123", ""},
+  auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{base + "/", "alice", "tok-123", "", ""},
                                        SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE(w);
   CHECK(w->state == "FAILED");
@@ -135,7 +135,7 @@ TEST_CASE("slurmrestd: newest API first, JWT headers, accounting then controller
 TEST_CASE("slurmrestd: a refused token is a config error that does not print the token") {
   ReplayHttpClient http;
   http.add("http://r/slurmdb/v0.0.38/job/1", HttpResponse{401, "Authentication failure"});
-  auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38"},
+  auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38", ""},
                                        SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE_FALSE(w);
   CHECK(w.error().kind == ErrorKind::config);
@@ -144,12 +144,12 @@ TEST_CASE("slurmrestd: a refused token is a config error that does not print the
   ReplayHttpClient old;  // Slurm 22.05's answer to a bad token
   old.add("http://r/slurmdb/v0.0.38/job/1",
           HttpResponse{500, R"({"errors": [{"error_number": 1007, "error": "Protocol authentication error"}], "jobs": []})"});
-  auto o = resolve_slurm_workload_rest("1", old, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38"},
+  auto o = resolve_slurm_workload_rest("1", old, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38", ""},
                                        SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE_FALSE(o);
   CHECK(o.error().message.find("refused the token") != std::string::npos);
   ReplayHttpClient down;
-  auto d = resolve_slurm_workload_rest("1", down, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38"},
+  auto d = resolve_slurm_workload_rest("1", down, SlurmRestOptions{"http://r", "alice", "secret-token", "v0.0.38", ""},
                                        SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE_FALSE(d);
   CHECK(d.error().message.find("Couldn't connect") != std::string::npos);
