@@ -20,10 +20,15 @@ struct DiagnoseOptions {
 };
 
 int run_diagnose(DiagnoseOptions& o) {
-  if (!o.record.empty() || !o.replay.empty())
-    return report_error(make_error(ErrorKind::usage, "--record and --replay are not available in this version", {}, 0,
-                                   {}, "diagnose the files directly with --config or --logs"));
-  if (o.job.empty() && o.config.empty() && o.logs.empty())
+  bool live_input = !o.job.empty() || !o.config.empty() || !o.logs.empty() || !o.nodes.empty() || !o.start.empty() ||
+                    !o.end.empty() || !o.before.empty() || !o.after.empty() || !o.req.rule_paths.empty();
+  if (!o.replay.empty() && (live_input || !o.record.empty()))
+    return report_error(make_error(ErrorKind::usage, "--replay takes only the bundle", {}, 0, {},
+                                   "the bundle holds the job, config, rules and inputs it was recorded with; "
+                                   "only --format, -o, --threads and --timings apply"));
+  if (!o.replay.empty()) o.req.replay_dir = o.replay;
+  if (!o.record.empty()) o.req.record_dir = o.record;
+  if (o.replay.empty() && o.job.empty() && o.config.empty() && o.logs.empty())
     return report_error(make_error(ErrorKind::usage, "nothing to diagnose", {}, 0, {},
                                    "pass --logs DIR, or --config FILE with a static workload (see --help)"));
   DiagnoseRequest& r = o.req;
@@ -78,6 +83,8 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
       "  attribution diagnose --config examples/nvlink-signal-integrity/attribution.toml\n"
       "  attribution diagnose --logs ./job-logs/ --nodes 'node[01-04]' --start 2025-03-14T09:00:00Z\n"
       "  attribution diagnose --config site.toml --format json -o report.json\n"
+      "  attribution diagnose --job 12345 --record bundle-12345/   (then, anywhere:)\n"
+      "  attribution diagnose --replay bundle-12345/               (the same report, offline)\n"
       "\n"
       "Without --config, ./attribution.toml then /etc/attribution/attribution.toml are read if present.\n"
       "--logs: hosts come from each line's own prefix (NCCL host:pid:tid, syslog hostname), else a\n"
@@ -96,8 +103,10 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
   d->add_option("--nodes", o->nodes, "Ad-hoc mode: the job's nodes, a Slurm hostlist like node[01-04]");
   d->add_option("--start", o->start, "Workload start (RFC 3339, or epoch seconds)");
   d->add_option("--end", o->end, "Workload end (RFC 3339, or epoch seconds)");
-  d->add_option("--record", o->record, "Record an evidence bundle into DIR (not available yet)");
-  d->add_option("--replay", o->replay, "Replay a recorded bundle (not available yet)");
+  d->add_option("--record", o->record,
+                "Also write an evidence bundle into DIR (new or empty): the scheduler's answers, HTTP bodies, "
+                "in-window log lines, config without credentials, rules (docs/bundles.md)");
+  d->add_option("--replay", o->replay, "Diagnose a recorded bundle: the same report, without the cluster or network");
   d->add_flag("--timings", o->timings, "Print each pass's wall time on standard error (never in the report)");
   d->callback([o, exit_code] { *exit_code = run_diagnose(*o); });
 }

@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include "core/workload.hpp"
+#include "sources/command.hpp"
+#include "sources/http.hpp"
+#include "sources/kube_auth.hpp"
+#include "sources/kube_logs.hpp"
+#include "sources/loki.hpp"
 #include "sources/prometheus.hpp"
 
 namespace attribution {
@@ -19,6 +25,16 @@ std::string_view to_string(SourceStatus s) {
 
 Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
                    const std::vector<MetricSpec>& metrics, HttpClient& http) {
+  DiskFileLister disk;
+  ProcessRunner no_commands;
+  return collect(config, workload, adhoc_logs, metrics, Transports{no_commands, http}, disk);
+}
+
+Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
+                   const std::vector<MetricSpec>& metrics, const Transports& transports, FileLister& lister) {
+  HttpClient& http = transports.http;
+  LocalKubeAccessResolver local_kube;
+  KubeAccessResolver& kube = transports.kube ? *transports.kube : local_kube;
   Collection c;
   auto add_source = [&](std::string name, std::string kind, std::string stream, TimeZone zone,
                         std::optional<Micros> boot) -> size_t {
@@ -32,7 +48,7 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
   if (!adhoc_logs.empty()) {
     size_t i = add_source("logs", "files", "applog", config.timezone, std::nullopt);
     c.sources[i].syslog_by_file_name = true;
-    auto files = list_adhoc_files(adhoc_logs, i, workload, c.coverage[i]);
+    auto files = lister.list_adhoc(adhoc_logs, i, workload, c.coverage[i]);
     c.files.insert(c.files.end(), files.begin(), files.end());
   }
   if (!workload.facts.empty()) {
@@ -50,7 +66,7 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
     sc.kind = "files";
     sc.paths = workload.log_paths;
     size_t i = add_source(sc.name, sc.kind, "applog", config.timezone, std::nullopt);
-    auto files = list_source_files(sc, i, config.base_dir, workload, c.coverage[i]);
+    auto files = lister.list(sc, i, config.base_dir, workload, c.coverage[i]);
     c.files.insert(c.files.end(), files.begin(), files.end());
   }
   for (const auto& sc : config.sources) {
@@ -59,16 +75,26 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
       size_t i = add_source(sc.name, sc.kind, "metrics", TimeZone::utc(), std::nullopt);
       std::string text = collect_prometheus(sc, metrics, workload, http, c.coverage[i]);
       if (c.coverage[i].status == SourceStatus::ok)
-        c.files.push_back(InputFile{sc.url + " (query_range)", i, "", -1, std::make_shared<const std::string>(std::move(text))});
+        c.files.push_back(InputFile{url_without_userinfo(sc.url) + " (query_range)", i, "", -1, std::make_shared<const std::string>(std::move(text))});
       continue;
     }
     size_t i = add_source(sc.name, sc.kind, sc.stream, sc.timezone.value_or(config.timezone), sc.boot_time);
+    if (sc.kind == "loki") {  // lines of a failed later page are kept: the source is then partial
+      auto files = collect_loki(sc, i, workload, http, c.coverage[i]);
+      c.files.insert(c.files.end(), files.begin(), files.end());
+      continue;
+    }
+    if (sc.kind == "kubernetes") {  // pod logs of the Kueue workload's pods
+      auto files = collect_kube_logs(config, sc, workload, i, http, kube, c.coverage[i]);
+      c.files.insert(c.files.end(), files.begin(), files.end());
+      continue;
+    }
     if (sc.kind != "files") {
       c.coverage[i].status = SourceStatus::skipped;
       c.coverage[i].reason = fmt::format("source kind '{}' is not available in this version", sc.kind);
       continue;
     }
-    auto files = list_source_files(sc, i, config.base_dir, workload, c.coverage[i]);
+    auto files = lister.list(sc, i, config.base_dir, workload, c.coverage[i]);
     c.files.insert(c.files.end(), files.begin(), files.end());
   }
   return c;

@@ -26,8 +26,36 @@ struct Collection {
 
 class HttpClient;
 
-// Files are listed here and read by the scan; network sources (Prometheus) are queried here and
-// their findings handed on as lines.
+// Where the files of file sources come from: the file system, or a bundle's record of what was
+// listed (a replay touches no file of the original machine).
+class FileLister {
+ public:
+  virtual ~FileLister() = default;
+  virtual std::vector<InputFile> list(const SourceConfig& source, size_t index, const std::string& base_dir,
+                                      const Workload& workload, SourceCoverage& coverage) = 0;
+  virtual std::vector<InputFile> list_adhoc(const std::vector<std::string>& paths, size_t index,
+                                            const Workload& workload, SourceCoverage& coverage) = 0;
+};
+
+class DiskFileLister : public FileLister {
+ public:
+  std::vector<InputFile> list(const SourceConfig& source, size_t index, const std::string& base_dir,
+                              const Workload& workload, SourceCoverage& coverage) override {
+    return list_source_files(source, index, base_dir, workload, coverage);
+  }
+  std::vector<InputFile> list_adhoc(const std::vector<std::string>& paths, size_t index, const Workload& workload,
+                                    SourceCoverage& coverage) override {
+    return list_adhoc_files(paths, index, workload, coverage);
+  }
+};
+
+struct Transports;
+
+// Files are listed here and read by the scan; network sources (Prometheus, Loki, Kubernetes) are
+// queried here and their lines handed on as inline text.
+Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
+                   const std::vector<MetricSpec>& metrics, const Transports& transports, FileLister& files);
+// From the file system.
 Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
                    const std::vector<MetricSpec>& metrics, HttpClient& http);
 

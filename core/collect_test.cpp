@@ -47,7 +47,7 @@ TEST_CASE("collect: --logs replaces configured file sources but keeps the others
   test::TempDir d;
   d.file("job/node1/kern.log", "x");
   auto cfg = parse_config("[[source]]\nname = \"ranks\"\nkind = \"files\"\npaths = [\"x\"]\n"
-                          "[[source]]\nname = \"loki\"\nkind = \"loki\"\n",
+                          "[[source]]\nname = \"loki\"\nkind = \"loki\"\nurl = \"http://loki:3100\"\n",
                           d.path() + "/c.toml");
   REQUIRE(cfg);
   ReplayHttpClient http;

@@ -40,6 +40,46 @@ Status parse_workload(const TomlReader& r, Config& c) {
   return Ok{};
 }
 
+// [kueue] and the kubernetes source share the credential keys (docs/kubernetes.md).
+Status parse_kube_keys(const TomlReader& r, std::string& ns, std::string& kubeconfig, std::string& context,
+                       std::string& ca_file, std::optional<bool>& in_cluster, Micros& timeout) {
+  for (auto [key, out] : {std::pair{"namespace", &ns}, std::pair{"kubeconfig", &kubeconfig},
+                          std::pair{"context", &context}, std::pair{"ca_file", &ca_file}}) {
+    std::optional<std::string> v;
+    ATTRIBUTION_TRY(v, r.str(key));
+    if (v) *out = *v;
+  }
+  if (const toml::node* b = r.table().get("in_cluster")) {
+    if (!b->is_boolean()) return r.error("in_cluster", "in_cluster is true or false");
+    in_cluster = b->value<bool>();
+  }
+  std::optional<std::string> t;
+  ATTRIBUTION_TRY(t, r.str("timeout"));
+  if (t) {
+    auto d = parse_duration(*t);
+    if (!d || *d <= 0) return r.error("timeout", fmt::format("'{}' is not a positive duration", *t));
+    timeout = *d;
+  }
+  return Ok{};
+}
+
+Status parse_kueue(const TomlReader& r, KueueConfig& k) {
+  if (auto st = r.only_keys({"namespace", "kubeconfig", "context", "in_cluster", "api", "timeout", "ca_file"}); !st)
+    return st;
+  k.line = r.line();
+  std::optional<bool> in_cluster;
+  if (auto st = parse_kube_keys(r, k.ns, k.kubeconfig, k.context, k.ca_file, in_cluster, k.timeout); !st) return st;
+  k.in_cluster = in_cluster.value_or(false);
+  std::optional<std::string> api;
+  ATTRIBUTION_TRY(api, r.str("api"));
+  if (api) {
+    if (*api != "v1beta2" && *api != "v1beta1" && *api != "auto")
+      return r.error("api", fmt::format("api '{}' is not one of v1beta2, v1beta1, auto", *api));
+    k.api = *api;
+  }
+  return Ok{};
+}
+
 Status parse_slurm(const TomlReader& r, SlurmConfig& s) {
   if (auto st = r.only_keys({"mode", "url", "token_env", "token_file", "user", "api", "ca_file"}); !st) return st;
   s.line = r.line();
@@ -56,6 +96,30 @@ Status parse_slurm(const TomlReader& r, SlurmConfig& s) {
   return Ok{};
 }
 
+// The loki-only keys; the transport keys are shared with prometheus.
+Status parse_loki_keys(const TomlReader& r, SourceConfig& sc) {
+  std::optional<std::string> s;
+  ATTRIBUTION_TRY(s, r.str("query"));
+  if (s) sc.query = *s;  // empty: the adapter selects the job's hosts through the first host label
+  ATTRIBUTION_TRY(s, r.str("org_id"));
+  if (s) sc.org_id = *s;
+  std::optional<int64_t> limit;
+  ATTRIBUTION_TRY(limit, r.integer("limit"));
+  if (limit) {
+    if (*limit < 1 || *limit > 5000)
+      return r.error("limit", fmt::format("limit {} is not between 1 and 5000", *limit),
+                     "5000 is Loki's default max_entries_limit_per_query; larger requests are refused");
+    sc.limit = *limit;
+  }
+  ATTRIBUTION_TRY(s, r.str("stream"));
+  if (s) {
+    if (*s != "applog" && *s != "syslog" && *s != "scheduler")
+      return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog, scheduler", *s));
+    sc.stream = *s;
+  }
+  return Ok{};
+}
+
 Result<SourceConfig> parse_source(const TomlReader& r) {
   SourceConfig sc;
   sc.line = r.line();
@@ -67,21 +131,29 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
   static const std::set<std::string> kinds = {"files", "loki", "prometheus", "kubernetes", "journal", "static"};
   if (!kinds.count(sc.kind))
     return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes, journal", sc.kind));
-  if (sc.kind == "prometheus") {
-    if (auto st = r.only_keys({"name", "kind", "url", "host_label", "host_map", "step", "timeout", "token_env",
-                               "token_file", "username", "password_env", "ca_file"});
-        !st)
-      return st.error();
+  if (sc.kind == "prometheus" || sc.kind == "loki") {
+    const bool loki = sc.kind == "loki";
+    std::set<std::string> keys = {"name", "kind", "url", "host_label", "host_map", "timeout", "token_env",
+                                  "token_file", "username", "password_env", "ca_file"};
+    if (loki) keys.insert({"query", "org_id", "limit", "stream"});
+    else keys.insert("step");
+    if (auto st = r.only_keys(keys); !st) return st.error();
     for (auto [key, out] : {std::pair{"url", &sc.url}, std::pair{"token_env", &sc.token_env},
                             std::pair{"token_file", &sc.token_file}, std::pair{"username", &sc.username},
                             std::pair{"password_env", &sc.password_env}, std::pair{"ca_file", &sc.ca_file}}) {
       ATTRIBUTION_TRY(s, r.str(key));
       if (s) *out = *s;
     }
-    if (sc.url.empty()) return r.error("url", "a prometheus source needs url = \"http://prometheus:9090\"");
+    if (sc.url.empty())
+      return r.error("url", loki ? "a loki source needs url = \"http://loki:3100\""
+                                 : "a prometheus source needs url = \"http://prometheus:9090\"");
     std::vector<std::string> labels;
     ATTRIBUTION_TRY(labels, r.str_list("host_label"));
     if (!labels.empty()) sc.host_labels = labels;
+    else if (loki) sc.host_labels = {"host", "hostname", "node", "nodename", "instance"};  // common shipper labels
+    if (loki) {
+      if (auto st = parse_loki_keys(r, sc); !st) return st.error();
+    }
     if (const toml::node* hm = r.table().get("host_map")) {
       const toml::table* t = hm->as_table();
       if (!t) return r.error("host_map", "host_map is a table: { \"label value\" = \"node name\" }");
@@ -97,6 +169,22 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
       auto d = parse_duration(*s);
       if (!d || *d <= 0) return r.error(key, fmt::format("'{}' is not a positive duration", *s));
       *out = *d;
+    }
+    return sc;
+  }
+  if (sc.kind == "kubernetes") {
+    if (auto st = r.only_keys({"name", "kind", "namespace", "kubeconfig", "context", "in_cluster", "container",
+                               "timeout", "ca_file", "stream"});
+        !st)
+      return st.error();
+    if (auto st = parse_kube_keys(r, sc.kube_namespace, sc.kubeconfig, sc.context, sc.ca_file, sc.in_cluster, sc.timeout); !st)
+      return st.error();
+    ATTRIBUTION_TRY(sc.containers, r.str_list("container"));
+    ATTRIBUTION_TRY(s, r.str("stream"));
+    if (s) {
+      if (*s != "applog" && *s != "syslog")
+        return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog", *s));
+      sc.stream = *s;
     }
     return sc;
   }
@@ -146,6 +234,9 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
     if (!c.slurm.token_file.empty() && fs::path(c.slurm.token_file).is_relative())
       c.slurm.token_file = (fs::path(c.base_dir) / c.slurm.token_file).string();
   }
+  if (const toml::table* kt = (*doc)["kueue"].as_table()) {
+    if (auto s = parse_kueue(TomlReader(*kt, file, "kueue"), c.kueue); !s) return s.error();
+  }
   if (const toml::table* rt = (*doc)["rules"].as_table()) {
     TomlReader rr(*rt, file, "rules");
     if (auto st = rr.only_keys({"paths"}); !st) return st.error();
@@ -169,6 +260,14 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
       c.sources.push_back(std::move(sc.value()));
     }
   }
+  // Kubernetes paths are relative to the config file; "~/..." is left for the home directory.
+  auto kube_path = [&](std::string& p) {
+    if (!p.empty() && p[0] != '~' && fs::path(p).is_relative()) p = (fs::path(c.base_dir) / p).string();
+  };
+  kube_path(c.kueue.kubeconfig);
+  kube_path(c.kueue.ca_file);
+  for (auto& sc : c.sources)
+    if (sc.kind == "kubernetes") kube_path(sc.kubeconfig), kube_path(sc.ca_file);
   if (!c.static_file.empty() && fs::path(c.static_file).is_relative())
     c.static_file = (fs::path(c.base_dir) / c.static_file).string();
   return c;
@@ -188,7 +287,7 @@ Result<Config> load_config(const std::optional<std::string>& path) {
     return parse_config(*text, p);
   }
   Config c;
-  c.base_dir = ".";
+  c.base_dir.assign(1, '.');  // not = ".": a GCC 12 -Wrestrict false positive
   return c;
 }
 

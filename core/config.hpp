@@ -24,6 +24,25 @@ struct SourceConfig {
   std::map<std::string, std::string> host_map;  // label value -> node name (exporter pod -> node)
   Micros step = 15 * kMicrosPerSecond;
   Micros timeout = 30 * kMicrosPerSecond;
+  // loki: a LogQL template ({job} {hosts_regex} {namespace}), the tenant, entries per request.
+  std::string query, org_id;
+  int64_t limit = 5000;
+  // kubernetes: pod logs of the workload's pods; credentials default to [kueue]'s.
+  std::string kubeconfig, context, kube_namespace;
+  std::optional<bool> in_cluster;
+  std::vector<std::string> containers;  // empty: every container of each pod
+};
+
+// [kueue]: how to reach the Kubernetes API server holding the Kueue Workload (docs/kubernetes.md).
+struct KueueConfig {
+  std::string ns;          // namespace of `--job name` (else the context's / service account's)
+  std::string kubeconfig;  // empty: $KUBECONFIG, else ~/.kube/config, else in-cluster
+  std::string context;     // empty: current-context
+  bool in_cluster = false;
+  std::string api = "auto";  // v1beta2 | v1beta1 | auto (v1beta2, then v1beta1)
+  Micros timeout = 30 * kMicrosPerSecond;
+  std::string ca_file;
+  long line = 0;
 };
 
 // [slurm]: how to reach Slurm. mode = "cli" runs sacct/scontrol/sacctmgr/sinfo; mode = "rest" talks
@@ -50,6 +69,11 @@ struct Config {
   std::vector<SourceConfig> sources;
   std::vector<std::string> rule_paths;
   SlurmConfig slurm;
+  // Replaying a bundle: credentials are never read and nothing outside the bundle is touched;
+  // the static workload file's text comes from the bundle.
+  bool offline = false;
+  std::optional<std::string> static_text;
+  KueueConfig kueue;
 };
 
 // `path` given: it must exist. Otherwise ./attribution.toml, then /etc/attribution/attribution.toml,

@@ -1,26 +1,139 @@
 #include "core/diagnose.hpp"
 
 #include <chrono>
+#include <fmt/format.h>
 
+#include "core/bundle.hpp"
 #include "core/collect.hpp"
 #include "core/config.hpp"
 #include "core/duration.hpp"
+#include "core/json_writer.hpp"
 #include "core/matcher.hpp"
 #include "core/precedence.hpp"
 #include "core/rules.hpp"
 #include "core/scan.hpp"
 #include "core/timeline.hpp"
+#include "core/toml_util.hpp"
 #include "sources/command.hpp"
 #include "sources/http.hpp"
+#include "sources/recording.hpp"
 
 namespace attribution {
 namespace {
 
-// --logs without --start/--end: the window is what the logs themselves span.
-void derive_window(Workload& w, const ScanResult& scan) {
-  if (w.window_known || !scan.earliest) return;
-  w.window = Window{*scan.earliest, *scan.latest};
-  w.window_known = true;
+// What one diagnosis reads, whether live or from a bundle.
+struct Inputs {
+  Config config;
+  std::vector<RuleSource> rule_sources;
+  WorkloadRequest workload;
+  std::vector<std::string> bundle_problems;  // replay: missing or altered bundle files
+};
+
+Status apply_margins(Config& config, const std::optional<std::string>& before, const std::optional<std::string>& after) {
+  for (auto [text, out] : {std::pair{&before, &config.before}, std::pair{&after, &config.after}}) {
+    if (!*text) continue;
+    auto d = parse_duration(**text);
+    if (!d) return d.error();
+    *out = *d;
+  }
+  return Ok{};
+}
+
+Result<Inputs> live_inputs(const DiagnoseRequest& req) {
+  Inputs in;
+  ATTRIBUTION_TRY(in.config, load_config(req.config_path));
+  if (auto st = apply_margins(in.config, req.before, req.after); !st) return st.error();
+  std::vector<std::string> rule_paths = in.config.rule_paths;
+  rule_paths.insert(rule_paths.end(), req.rule_paths.begin(), req.rule_paths.end());
+  ATTRIBUTION_TRY(in.rule_sources, read_rule_sources(rule_paths));
+  in.workload = req.workload;
+  return in;
+}
+
+Result<Inputs> bundle_inputs(const LoadedBundle& bundle) {
+  const BundleContents& b = bundle.contents;
+  Inputs in;
+  if (b.config_file.empty()) in.config.base_dir.assign(1, '.');
+  else ATTRIBUTION_TRY(in.config, parse_config(b.config_text, b.config_file));
+  in.config.offline = true;
+  in.config.static_text = b.static_workload;
+  if (auto st = apply_margins(in.config, b.request.before, b.request.after); !st) return st.error();
+  in.rule_sources = b.rules;
+  in.workload.job = b.request.job;
+  in.workload.logs = b.request.logs;
+  in.workload.nodes = b.request.nodes;
+  in.workload.start = b.request.start;
+  in.workload.end = b.request.end;
+  in.workload.now = b.request.now;
+  in.bundle_problems = bundle.problems;
+  return in;
+}
+
+// The bundle's own coverage entry: present only when something in it is missing or altered, so an
+// intact bundle replays to the very report it was recorded with.
+void add_bundle_coverage(std::vector<SourceCoverage>& coverage, const std::vector<std::string>& problems) {
+  if (problems.empty()) return;
+  SourceCoverage c;
+  c.name = "bundle";
+  c.kind = "bundle";
+  c.status = SourceStatus::partial;
+  c.reason = fmt::format("{} problem(s) in the bundle; first: {}", problems.size(), problems.front());
+  c.problems = problems;
+  coverage.push_back(std::move(c));
+}
+
+std::string workload_json(const Workload& w) {
+  JsonWriter j;
+  j.begin_object().field("id", w.id).field("scheduler", w.scheduler).field("name", w.name).field("state", w.state);
+  j.key("exit_code");
+  if (w.exit_code) j.value(*w.exit_code);
+  else j.null();
+  j.key("nodes").begin_array();
+  for (const auto& n : w.nodes) j.value(n);
+  j.end_array();
+  j.key("window").begin_object();
+  if (w.window_known) j.field("start", format_rfc3339(w.window.start)).field("end", format_rfc3339(w.window.end));
+  j.end_object();
+  j.key("facts").begin_array();
+  for (const auto& f : w.facts) j.begin_object().field("text", f.text).field("origin", f.origin).end_object();
+  j.end_array();
+  j.key("log_paths").begin_array();
+  for (const auto& p : w.log_paths) j.value(p);
+  j.end_array().end_object();
+  return j.take() + "\n";
+}
+
+// Everything the bundle keeps, from what the passes read; file lines from the scan's extracts.
+Result<BundleContents> bundle_contents(const DiagnoseRequest& req, const Inputs& in, const Workload& workload,
+                                       const RecordingRunner& runner, const RecordingHttpClient& http,
+                                       const RecordingKubeAccessResolver& kube, const RecordingFileLister& lister,
+                                       const Collection& collection,
+                                       const ScanResult& scanned) {
+  BundleContents b;
+  b.request = BundleRequest{in.workload.job, in.workload.nodes, in.workload.start, in.workload.end,
+                            req.before, req.after, in.workload.logs, in.workload.now};
+  b.config_file = in.config.file;
+  if (!b.config_file.empty()) {
+    auto text = read_text_file(b.config_file);
+    if (!text) return text.error();
+    ATTRIBUTION_TRY(b.config_text, redact_config(*text, b.config_file));
+  }
+  if (in.config.scheduler == "static") {
+    auto text = read_text_file(in.config.static_file);
+    if (text) b.static_workload = std::move(*text);
+  }
+  b.rules = in.rule_sources;
+  b.probes = runner.probes();
+  b.commands = runner.commands();
+  b.exchanges = http.exchanges();
+  b.kube_access = kube.resolved();
+  b.listings = lister.listed;
+  for (auto& l : b.listings)
+    for (auto& f : l.files)
+      for (size_t i = 0; i < collection.files.size(); ++i)
+        if (collection.files[i].source == l.index && collection.files[i].path == f.path) f.extract = scanned.extracts[i];
+  b.workload_json = workload_json(workload);
+  return b;
 }
 
 }  // namespace
@@ -32,41 +145,67 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
     if (req.timings) req.timings->emplace_back(pass, std::chrono::duration<double>(now - last).count());
     last = now;
   };
-  auto config = load_config(req.config_path);
-  if (!config) return config.error();
-  for (auto [text, out] : {std::pair{&req.before, &config->before}, std::pair{&req.after, &config->after}}) {
-    if (!*text) continue;
-    auto d = parse_duration(**text);
-    if (!d) return d.error();
-    *out = *d;
-  }
-
-  std::vector<std::string> rule_paths = config->rule_paths;
-  rule_paths.insert(rule_paths.end(), req.rule_paths.begin(), req.rule_paths.end());
-  auto rules = load_rules(rule_paths);
+  std::optional<LoadedBundle> bundle;
+  if (req.replay_dir) ATTRIBUTION_TRY(bundle, read_bundle(*req.replay_dir));
+  Inputs in;
+  ATTRIBUTION_TRY(in, bundle ? bundle_inputs(*bundle) : live_inputs(req));
+  auto rules = load_rule_sources(in.rule_sources);
   if (!rules) return rules.error();
   auto matcher = Matcher::build(*rules);
   if (!matcher) return matcher.error();
   lap("load config and rules");
 
+  // The transports: real, replayed from the bundle, or recorded on their way through.
   ProcessRunner real_runner;
   CurlHttpClient real_http;
-  Transports transports{req.runner ? *req.runner : real_runner, req.http ? *req.http : real_http};
-  auto workload = resolve_workload(*config, req.workload, transports);
+  DiskFileLister disk;
+  ReplayRunner replay_runner;
+  ReplayHttpClient replay_http;
+  LocalKubeAccessResolver local_kube;
+  ReplayFileLister replay_files(bundle ? bundle->contents.listings : std::vector<ListedSource>{});
+  ReplayKubeAccessResolver replay_kube;
+  if (bundle) load_replay_transports(bundle->contents, replay_runner, replay_http, replay_kube);
+  CommandRunner& base_runner = bundle ? replay_runner : req.runner ? *req.runner : real_runner;
+  HttpClient& base_http = bundle ? static_cast<HttpClient&>(replay_http) : req.http ? *req.http : real_http;
+  FileLister& base_files = bundle ? static_cast<FileLister&>(replay_files) : disk;
+  KubeAccessResolver& base_kube = bundle ? static_cast<KubeAccessResolver&>(replay_kube) : local_kube;
+  RecordingRunner recording_runner(base_runner);
+  RecordingHttpClient recording_http(base_http);
+  RecordingFileLister recording_files(base_files);
+  RecordingKubeAccessResolver recording_kube(base_kube);
+  const bool record = req.record_dir.has_value();
+  Transports transports{record ? recording_runner : base_runner, record ? recording_http : base_http,
+                        record ? &recording_kube : &base_kube};
+  FileLister& files = record ? recording_files : base_files;
+
+  auto workload = resolve_workload(in.config, in.workload, transports);
   if (!workload) return workload.error();
   lap("resolve workload");
 
-  Collection collection = collect(*config, *workload, req.workload.logs, rules->metrics, transports.http);
+  Collection collection =
+      collect(in.config, *workload, in.workload.logs, rules->metrics, transports, files);
   lap("collect");
-  ScanResult scanned = scan(collection, **matcher, *workload, req.threads);
+  ScanResult scanned = scan(collection, **matcher, *workload, req.threads, record);
   lap("scan and match");
-  derive_window(*workload, scanned);
+  if (!workload->window_known && scanned.earliest) {  // --logs without --start/--end: the logs' own span
+    workload->window = Window{*scanned.earliest, *scanned.latest};
+    workload->window_known = true;
+  }
+  add_bundle_coverage(collection.coverage, in.bundle_problems);
+  std::optional<BundleContents> recorded;
+  if (record)
+    ATTRIBUTION_TRY(recorded, bundle_contents(req, in, *workload, recording_runner, recording_http, recording_kube,
+                                              recording_files, collection, scanned));
   Timeline timeline = build_timeline(std::move(scanned.findings), *rules, *workload);
   lap("timeline");
   Diagnosis diagnosis = resolve_precedence(timeline, *rules, *workload);
   lap("precedence");
   Report report = build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage));
   lap("report");
+  if (recorded) {
+    if (auto st = write_bundle(*req.record_dir, *recorded); !st) return st.error();
+    lap("record bundle");
+  }
   return report;
 }
 

@@ -20,6 +20,8 @@ struct DiagnoseRequest {
   int threads = 1;
   CommandRunner* runner = nullptr;  // scheduler commands; null: run the real programs
   HttpClient* http = nullptr;       // null: real HTTP
+  std::optional<std::string> record_dir;  // also write an evidence bundle of everything read
+  std::optional<std::string> replay_dir;  // diagnose a bundle instead: no scheduler, network or files
   // When set, each pass's wall time in seconds, in pass order. Never part of the report: times
   // differ between runs and the report must not.
   std::vector<std::pair<std::string, double>>* timings = nullptr;

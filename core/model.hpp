@@ -29,6 +29,13 @@ struct Workload {
   Window window;                    // [start - before, end + after]
   std::vector<SchedulerFact> facts;  // the scheduler's account of the job's fate
   std::vector<std::string> log_paths;  // the job's own output files (Slurm StdOut/StdErr)
+  // Kueue: the workload's pods, for the `kubernetes` pod-log source (node short name; containers
+  // whose restart count is above zero also have a previous instance's log).
+  struct Pod {
+    std::string ns, name, node;
+    std::vector<std::string> containers, restarted;
+  };
+  std::vector<Pod> pods;
   std::string workdir;
   bool window_known = false;        // false: --logs without --start/--end until the scan derives it
 };

@@ -307,7 +307,27 @@ std::vector<std::string> list_rule_files(const std::string& path) {
   return files;
 }
 
+Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins) {
+  std::vector<RuleSource> out;
+  if (with_builtins)
+    for (const auto& e : builtin_rulesets()) out.push_back(RuleSource{e.name, e.text, false});
+  for (const auto& p : user_paths) {
+    for (const auto& f : list_rule_files(p)) {
+      auto text = read_text_file(f);
+      if (!text) return as_rules_error(text.error());
+      out.push_back(RuleSource{f, std::move(*text), true});
+    }
+  }
+  return out;
+}
+
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
+  auto sources = read_rule_sources(user_paths, with_builtins);
+  if (!sources) return sources.error();
+  return load_rule_sources(*sources);
+}
+
+Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources) {
   std::map<std::string, Rule> by_id;
   std::map<std::string, MetricSpec> metrics;
   Sha256 digest;
@@ -332,16 +352,8 @@ Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with
     }
     return Ok{};
   };
-  if (with_builtins)
-    for (const auto& e : builtin_rulesets())
-      if (auto st = add(e.text, e.name, false); !st) return st.error();
-  for (const auto& p : user_paths) {
-    for (const auto& f : list_rule_files(p)) {
-      auto text = read_text_file(f);
-      if (!text) return as_rules_error(text.error());
-      if (auto st = add(*text, f, true); !st) return st.error();
-    }
-  }
+  for (const auto& s : sources)
+    if (auto st = add(s.text, s.name, s.user); !st) return st.error();
   RuleSet set;
   for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
   for (auto& [id, m] : metrics) set.metrics.push_back(std::move(m));

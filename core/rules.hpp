@@ -78,7 +78,16 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
                                       std::vector<MetricSpec>* metrics = nullptr);
 // A rule file, or the *.toml files of a directory in name order.
 std::vector<std::string> list_rule_files(const std::string& path);
-// Built-ins, then each user file or directory of *.toml (same id replaces). Checks every sample.
+// One ruleset file's name and text, as loaded: what a bundle keeps so a replay uses the same rules.
+struct RuleSource {
+  std::string name, text;
+  bool user = false;  // a user file may replace a built-in rule by id
+};
+// Built-ins, then each user file or directory of *.toml, read in order.
+Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// Parses and checks every sample; a later user rule replaces an earlier one with the same id.
+Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources);
+// read_rule_sources then load_rule_sources.
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
 // Runs one rule's samples through the same prefilter + pattern path that scanning uses.
 Status check_samples(const Rule& rule);

@@ -23,6 +23,7 @@ struct FileScan {
   int64_t bytes = 0;
   std::string problem;  // why the file was skipped or only partly read
   bool failed = false;
+  std::shared_ptr<FileExtract> extract;  // recording
 };
 
 std::string_view line_at(std::string_view buf, size_t start) {
@@ -47,8 +48,8 @@ std::string evidence_text(std::string_view line) {
 
 class FileScanner {
  public:
-  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w)
-      : file_(file), src_(src), m_(m), w_(w) {
+  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w, bool record)
+      : file_(file), src_(src), m_(m), w_(w), record_(record && !file.text && !file.extract) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
@@ -62,11 +63,19 @@ class FileScanner {
     if (file_.text) {
       buf = *file_.text;
       out.bytes = static_cast<int64_t>(buf.size());
+    } else if (file_.extract) {
+      const FileExtract& x = *file_.extract;
+      out.bytes = x.bytes;
+      out.problem = x.problem;
+      out.failed = x.failed;
+      if (x.failed) return out;
+      buf = x.text;
     } else {
       auto opened = FileBytes::open(file_.path);
       if (!opened) {
         out.failed = true;
         out.problem = fmt::format("{}: {}", file_.path, opened.error().message);
+        if (record_) out.extract = recorded_extract({}, out);
         return out;
       }
       bytes.emplace(std::move(opened.value()));
@@ -74,9 +83,10 @@ class FileScanner {
       if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
       buf = bytes->view();
     }
-    if (looks_binary(buf)) {
+    if (!file_.extract && looks_binary(buf)) {
       out.failed = true;
       out.problem = fmt::format("{}: skipped, binary content", file_.path);
+      if (record_) out.extract = recorded_extract({}, out);
       return out;
     }
     ctx_.year_anchor = year_anchor();
@@ -99,37 +109,99 @@ class FileScanner {
         }
       if (!hits.empty() || !blocks.empty()) {
         LinePrefix prefix = parse_line_prefix(line);
-        for (int r : hits) emit(r, line, line, pos, counted_lines + 1, prefix, out);
+        int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines) : counted_lines + 1;
+        touch(pos);
+        for (int r : hits) emit(r, line, line, pos, line_no, prefix, out);
         for (int r : blocks) {
           std::string block = join_block(pos, m_.rules().rules[r].lines);
-          emit(r, line, block, pos, counted_lines + 1, prefix, out);
+          emit(r, line, block, pos, line_no, prefix, out);
         }
       }
       size_t eol = buf.find('\n', pos);
       if (eol == std::string_view::npos) break;
       pos = eol + 1;
     }
+    if (record_) out.extract = recorded_extract(window_lines(), out);
     return out;
   }
 
  private:
-  Micros year_anchor() const {
-    if (w_.start && w_.end) return *w_.start + (*w_.end - *w_.start) / 2;
-    if (w_.start) return *w_.start;
-    if (w_.end) return *w_.end;
+  void touch(size_t pos) {
+    if (record_) touched_.push_back(pos);
+  }
+
+  std::shared_ptr<FileExtract> recorded_extract(std::vector<size_t> keep, const FileScan& out) {
+    keep.insert(keep.end(), touched_.begin(), touched_.end());
+    auto x = std::make_shared<FileExtract>(make_extract(buf_, std::move(keep)));
+    x->bytes = out.bytes;
+    x->problem = out.problem;
+    x->failed = out.failed;
+    x->mtime = file_mtime();
+    return x;
+  }
+
+  // The lines whose own time is in the window, and each run of lines without a time next to
+  // one that is, with the timed lines on both sides of the run (its time anchors). Without a
+  // window every line is in it.
+  std::vector<size_t> window_lines() {
+    std::vector<size_t> keep, run;
+    std::optional<size_t> prev;
+    bool prev_in = false;
+    for (size_t pos = 0; pos < buf_.size();) {
+      std::optional<Micros> t = time_of(parse_line_prefix(line_at(buf_, pos)));
+      if (!t) {
+        run.push_back(pos);
+      } else {
+        bool in = !w_.window_known || w_.window.contains(*t);
+        if (!run.empty() && (in || (prev && prev_in))) {
+          keep.insert(keep.end(), run.begin(), run.end());
+          if (prev) keep.push_back(*prev);
+          keep.push_back(pos);
+        }
+        run.clear();
+        if (in) keep.push_back(pos);
+        prev = pos;
+        prev_in = in;
+      }
+      size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    if (!run.empty() && (!prev || prev_in)) {
+      keep.insert(keep.end(), run.begin(), run.end());
+      if (prev) keep.push_back(*prev);
+    }
+    return keep;
+  }
+
+  std::optional<Micros> file_mtime() const {
+    if (file_.extract) return file_.extract->mtime;
+    if (file_.text) return std::nullopt;
     std::error_code ec;
-    if (file_.text) return 0;
     auto mtime = std::filesystem::last_write_time(file_.path, ec);
-    if (ec) return 0;
+    if (ec) return std::nullopt;
     auto sys = std::chrono::file_clock::to_sys(mtime);
     return std::chrono::duration_cast<std::chrono::microseconds>(sys.time_since_epoch()).count();
   }
 
+  // Distances between lines are measured in the original file, also when replaying an extract.
+  int64_t origin(size_t pos) const {
+    return file_.extract ? file_.extract->origin_offset(pos) : static_cast<int64_t>(pos);
+  }
+
+  Micros year_anchor() const {
+    if (w_.start && w_.end) return *w_.start + (*w_.end - *w_.start) / 2;
+    if (w_.start) return *w_.start;
+    if (w_.end) return *w_.end;
+    return file_mtime().value_or(0);
+  }
+
   // The lines of a multi-line block, each without its rank/label prefix, joined by '\n'.
-  std::string join_block(size_t start, int lines) const {
+  std::string join_block(size_t start, int lines) {
     std::string out;
     size_t pos = start;
     for (int i = 0; i < lines && pos < buf_.size(); ++i) {
+      touch(pos);
       std::string_view l = line_at(buf_, pos);
       LinePrefix p = parse_line_prefix(l);
       // Only rank/label prefixes are removed: block patterns read the message layout.
@@ -156,6 +228,7 @@ class FileScanner {
         LinePrefix wall = p;
         wall.mono.reset();
         if (auto t = resolve_time(wall, c)) {
+          touch(pos);
           boot_ = *t - *p.mono;
           return boot_;
         }
@@ -186,7 +259,10 @@ class FileScanner {
       size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
       start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
       if (start <= floor && floor > 0) break;
-      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) return Anchor{start, t};
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
+        touch(start);
+        return Anchor{start, t};
+      }
     }
     return std::nullopt;
   }
@@ -194,7 +270,10 @@ class FileScanner {
   Anchor search_forward(size_t q) {
     size_t p = buf_.find('\n', q);
     for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) {
-      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) return Anchor{p + 1, t};
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) {
+        touch(p + 1);
+        return Anchor{p + 1, t};
+      }
       p = buf_.find('\n', p + 1);
     }
     return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
@@ -221,7 +300,7 @@ class FileScanner {
     last_query_ = q;
     last_prev_ = prev;
     last_next_ = next;
-    if (next.time && (!prev || next.pos - q < q - prev->pos)) return *next.time;
+    if (next.time && (!prev || origin(next.pos) - origin(q) < origin(q) - origin(prev->pos))) return *next.time;
     if (prev) return *prev->time;
     return w_.window_known && w_.start ? *w_.start : ctx_.year_anchor;
   }
@@ -301,6 +380,8 @@ class FileScanner {
   TimeContext ctx_;
   std::string stream_;
   std::string_view buf_;
+  bool record_;
+  std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
   std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
@@ -311,13 +392,13 @@ class FileScanner {
 
 }  // namespace
 
-ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads) {
+ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record) {
   std::vector<FileScan> results(c.files.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
-      results[i] = FileScanner(f, c.sources[f.source], matcher, workload).run();
+      results[i] = FileScanner(f, c.sources[f.source], matcher, workload, record).run();
     }
   };
   int n = std::max(1, std::min<int>(threads, static_cast<int>(c.files.size())));
@@ -327,6 +408,8 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   for (auto& t : pool) t.join();
 
   ScanResult out;
+  if (record)
+    for (auto& r : results) out.extracts.push_back(std::move(r.extract));
   std::vector<int64_t> failed(c.sources.size(), 0);
   for (size_t i = 0; i < results.size(); ++i) {
     SourceCoverage& cov = c.coverage[c.files[i].source];

@@ -13,9 +13,14 @@ namespace attribution {
 struct ScanResult {
   std::vector<Finding> findings;  // collection order, then line order
   std::optional<Micros> earliest, latest;  // span of real (not inferred) times seen in hits
+  // With `record`: per collected file (null for inline text), the lines a replay needs: every
+  // line in the window, and every line the scan read to make a finding (its block, its time
+  // anchors) wherever it lies.
+  std::vector<std::shared_ptr<const FileExtract>> extracts;
 };
 
-ScanResult scan(Collection& collection, const Matcher& matcher, const Workload& workload, int threads);
+ScanResult scan(Collection& collection, const Matcher& matcher, const Workload& workload, int threads,
+                bool record = false);
 
 // Exposed for tests: the maximum evidence text kept per line.
 constexpr size_t kMaxEvidenceText = 2048;

@@ -5,6 +5,8 @@
 
 #include "core/hostlist.hpp"
 #include "core/toml_util.hpp"
+#include "sources/kube_auth.hpp"
+#include "sources/kueue_workload.hpp"
 #include "sources/slurm_workload.hpp"
 #include "sources/static_workload.hpp"
 
@@ -57,7 +59,8 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
       w.nodes = *hosts;
     }
   } else if (config.scheduler == "static") {
-    auto sw = read_static_workload(config.static_file, config.timezone);
+    auto sw = config.static_text ? parse_static_workload(*config.static_text, config.static_file, config.timezone)
+                                 : read_static_workload(config.static_file, config.timezone);
     if (!sw) return sw.error();
     w = *sw;
     if (req.job && *req.job != w.id)
@@ -70,7 +73,7 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
     SlurmResolveOptions opt{config.timezone, req.now};
     Result<Workload> sw = Error{};
     if (config.slurm.mode == "rest") {
-      auto token = read_token(config.slurm);
+      auto token = config.offline ? Result<std::string>(std::string()) : read_token(config.slurm);
       if (!token) return token.error();
       const char* user = std::getenv("USER");
       SlurmRestOptions rest{config.slurm.url, config.slurm.user.empty() ? (user ? user : "root") : config.slurm.user,
@@ -82,10 +85,22 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
     if (!sw) return sw.error();
     w = std::move(sw.value());
   } else if (config.scheduler == "kueue") {
-    return make_error(ErrorKind::config,
-                      fmt::format("scheduler '{}' is not available in this version", config.scheduler), config.file,
-                      0, "workload.scheduler",
-                      "use scheduler = \"static\" with a workload file, or diagnose files with --logs PATH");
+    if (!req.job)
+      return make_error(ErrorKind::usage, "scheduler kueue needs --job NAMESPACE/NAME", config.file, 0, {},
+                        "name the Kueue Workload, or the Job / JobSet / PyTorchJob that owns it");
+    const KueueConfig& k = config.kueue;
+    KubeAuthOptions auth;
+    auth.kubeconfig = k.kubeconfig;
+    auth.context = k.context;
+    auth.in_cluster = k.in_cluster;
+    auth.ca_file = k.ca_file;
+    auth.timeout = k.timeout;
+    LocalKubeAccessResolver local;
+    auto access = (transports.kube ? *transports.kube : static_cast<KubeAccessResolver&>(local)).resolve(auth);
+    if (!access) return access.error();
+    auto kw = resolve_kueue_workload(*req.job, transports.http, *access, KueueResolveOptions{k.ns, k.api, req.now});
+    if (!kw) return kw.error();
+    w = std::move(kw.value());
   } else {
     return make_error(ErrorKind::usage, "no workload to diagnose", config.file, 0, {},
                       "pass --logs PATH (a directory of job logs), or a --config whose [workload] has "

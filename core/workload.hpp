@@ -18,11 +18,13 @@ struct WorkloadRequest {
 
 class CommandRunner;
 class HttpClient;
+class KubeAccessResolver;
 
-// How passes reach the outside world: real programs and HTTP, or recordings in tests.
+// How passes reach the outside world: real programs and HTTP, or recordings in tests and bundles.
 struct Transports {
   CommandRunner& commands;
   HttpClient& http;
+  KubeAccessResolver* kube = nullptr;  // null: this machine's kubeconfig or service account
 };
 
 // With no config file, `--job` on a host with sacct or scontrol means scheduler = "slurm".

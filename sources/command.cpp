@@ -99,12 +99,14 @@ Result<CommandOutput> ProcessRunner::run(const std::vector<std::string>& argv) {
 }
 
 bool ReplayRunner::available(const std::string& program) {
+  if (auto it = available_.find(program); it != available_.end()) return it->second;
   for (const auto& [cmd, out] : outputs_)
     if (cmd.rfind(program + " ", 0) == 0 || cmd == program) return true;
   return false;
 }
 
 Result<CommandOutput> ReplayRunner::run(const std::vector<std::string>& argv) {
+  if (auto e = errors_.find(join_argv(argv)); e != errors_.end()) return make_error(ErrorKind::input, e->second);
   auto it = outputs_.find(join_argv(argv));
   if (it == outputs_.end())
     return make_error(ErrorKind::input, fmt::format("no recorded output for '{}'", join_argv(argv)));

@@ -35,15 +35,20 @@ class ProcessRunner : public CommandRunner {
   Micros timeout_;
 };
 
-// Serves recorded outputs: argv joined by spaces -> output. Tests use it on captured bytes.
+// Serves recorded outputs: argv joined by spaces -> output. Tests and bundles use it on captured
+// bytes. A program is available when recorded as such, else when any recorded command runs it.
 class ReplayRunner : public CommandRunner {
  public:
   void add(const std::string& command_line, CommandOutput output) { outputs_[command_line] = std::move(output); }
+  void add_error(const std::string& command_line, std::string message) { errors_[command_line] = std::move(message); }
+  void set_available(const std::string& program, bool available) { available_[program] = available; }
   Result<CommandOutput> run(const std::vector<std::string>& argv) override;
   bool available(const std::string& program) override;
 
  private:
   std::map<std::string, CommandOutput> outputs_;
+  std::map<std::string, std::string> errors_;  // could not be started
+  std::map<std::string, bool> available_;
 };
 
 std::string join_argv(const std::vector<std::string>& argv);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/line_extract.hpp"
 #include "core/model.hpp"
 
 namespace attribution {
@@ -16,6 +17,7 @@ struct InputFile {
   std::string host_hint;  // from the path: {host}, a node-named directory, or a --logs subdirectory
   int rank_hint = -1;     // from {rank} or a "rank-N" file name
   std::shared_ptr<const std::string> text;  // inline content (scheduler facts) instead of a file
+  std::shared_ptr<const FileExtract> extract = nullptr;  // replay: the file's recorded in-window lines
 };
 
 // Expands one files source's templates for this workload. Problems go to `coverage`.

@@ -19,6 +19,15 @@ void global_init() {
 
 }  // namespace
 
+std::string url_without_userinfo(const std::string& url) {
+  size_t scheme = url.find("://");
+  size_t from = scheme == std::string::npos ? 0 : scheme + 3;
+  size_t end = url.find_first_of("/?#", from);
+  size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
+  if (at == std::string::npos || at < from) return url;
+  return url.substr(0, from) + url.substr(at + 1);
+}
+
 Result<HttpResponse> CurlHttpClient::get(const HttpRequest& request) {
   const std::string& url = request.url;
   const HttpOptions& options = request.options;

@@ -34,6 +34,9 @@ struct HttpRequest {
   HttpOptions options;
 };
 
+// The URL without "user:password@" in its authority: what reports and recordings may show.
+std::string url_without_userinfo(const std::string& url);
+
 class HttpClient {
  public:
   virtual ~HttpClient() = default;

@@ -10,6 +10,7 @@
 
 #include "core/identity.hpp"
 #include "core/toml_util.hpp"
+#include "sources/http_auth.hpp"
 
 namespace attribution {
 namespace {
@@ -22,58 +23,6 @@ bool is_blank(double v) { return v >= 9.2233720368547758e18 || v == 140737488355
 std::string number(double v) {
   if (std::fabs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<int64_t>(v));
   return fmt::format("{:g}", v);
-}
-
-std::string url_encode(std::string_view s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-    else out += fmt::format("%{:02X}", c);
-  }
-  return out;
-}
-
-std::string base64(std::string_view in) {
-  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8 | uint8_t(in[i + 2]);
-    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], t[v & 63]};
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint32_t(uint8_t(in[i])) << 16;
-    out += {t[v >> 18], t[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8;
-    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-// Authorization header from the variables or files the config names; empty when none is set.
-Result<std::string> auth_header(const SourceConfig& s) {
-  if (!s.token_file.empty()) {
-    auto t = read_text_file(s.token_file);
-    if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
-    return "Authorization: Bearer " + trimmed(*t);
-  }
-  if (!s.token_env.empty()) {
-    const char* v = std::getenv(s.token_env.c_str());
-    if (!v || !*v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
-    return std::string("Authorization: Bearer ") + v;
-  }
-  if (!s.username.empty()) {
-    const char* p = s.password_env.empty() ? nullptr : std::getenv(s.password_env.c_str());
-    if (!p) return make_error(ErrorKind::config, fmt::format("the password variable {} is not set", s.password_env));
-    return "Authorization: Basic " + base64(s.username + ":" + p);
-  }
-  return std::string();
 }
 
 std::string label_text(const std::map<std::string, std::string>& labels) {
@@ -187,7 +136,7 @@ std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricS
   }
   if (!fired) return std::nullopt;
   std::string host = series_host(s.labels, host_labels, host_map), gpu = "-", pci = "-";
-  if (host.empty()) host = "-";
+  if (host.empty()) host.push_back('-');  // not = "-": GCC 12 -Wrestrict false positive
   if (auto it = s.labels.find("gpu"); it != s.labels.end() && !it->second.empty()) gpu = it->second;
   if (auto it = s.labels.find("pci_bus_id"); it != s.labels.end() && !it->second.empty()) pci = it->second;
   const MetricSample& at = s.samples[*fired];

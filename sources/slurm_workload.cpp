@@ -230,7 +230,7 @@ Result<Workload> resolve_slurm_workload_rest(const std::string& job_text, HttpCl
       const SlurmJob* j = jobs ? pick(*jobs, *spec) : nullptr;
       if (!jobs) tried.push_back(fmt::format("{}: {}", url, jobs.error().message));
       if (j && job) refine(*job, *j);
-      else if (j) job = *j, origin = "GET " + url;
+      else if (j) job = *j, origin = "GET " + url_without_userinfo(url);
       if (j) api = v;
     }
     if (job) break;

@@ -99,3 +99,84 @@ TEST_CASE("ad-hoc --logs mode finds the same root cause as the configured run") 
   CHECK(std::string_view(doc["root_causes"].at(0)["host"]) == "node03");
   CHECK(std::string_view(doc["root_causes"].at(0)["pci"]) == "0000:b9:00.0");
 }
+
+TEST_CASE("record then replay: every example, every format, byte for byte, without the original files") {
+  for (const auto& ex : examples()) {
+    test::TempDir tmp;
+    fs::copy(fs::path(ATTRIBUTION_SOURCE_DIR) / "examples" / ex, tmp.path() + "/example", fs::copy_options::recursive);
+    for (const char* format : {"text", "json", "markdown"}) {
+      std::string bundle = tmp.path() + "/bundle-" + format;
+      auto rec = test::run_cli("diagnose --config " + tmp.path() + "/example/attribution.toml --format " + format +
+                                   " --record " + bundle,
+                               false);
+      INFO(ex << " " << format << "\n" << rec.out);
+      REQUIRE(rec.exit_code == 0);
+      // A clean directory: the bundle moved, the example's logs and config gone.
+      fs::rename(bundle, tmp.path() + "/moved");
+      fs::remove_all(tmp.path() + "/example-gone");
+      fs::rename(tmp.path() + "/example", tmp.path() + "/example-gone");
+      auto rep = test::run_cli("diagnose --replay " + tmp.path() + "/moved --format " + format, false);
+      fs::rename(tmp.path() + "/example-gone", tmp.path() + "/example");
+      fs::remove_all(tmp.path() + "/moved");
+      REQUIRE(rep.exit_code == 0);
+      CHECK(rep.out == rec.out);
+    }
+  }
+}
+
+TEST_CASE("a committed bundle replays to its golden report") {
+  // Recorded from examples/xid79-gpu-fallen-off-bus; it carries its own rules, so it keeps its
+  // report when the built-in rules change. A change here means the engine or the format changed.
+  fs::path dir = fs::path(ATTRIBUTION_SOURCE_DIR) / "tests/fixtures/bundles/xid79";
+  auto r = test::run_cli("diagnose --replay tests/fixtures/bundles/xid79 --format json", false);
+  REQUIRE(r.exit_code == 0);
+  fs::path want = dir.parent_path() / "xid79.report.json";
+  if (std::getenv("ATTRIBUTION_UPDATE_GOLDEN")) std::ofstream(want, std::ios::binary) << r.out;
+  CHECK(r.out == test::read_file(want.string()));
+  CHECK(r.out.find("\"name\": \"bundle\"") == std::string::npos);
+}
+
+TEST_CASE("a tampered bundle still replays and its sources say what is missing or altered") {
+  test::TempDir tmp;
+  std::string bundle = tmp.path() + "/b";
+  auto rec = test::run_cli(
+      "diagnose --config examples/host-oom-kill/attribution.toml --format json --record " + bundle, false);
+  REQUIRE(rec.exit_code == 0);
+  // Which extract holds the root-cause line: the node04 kernel log.
+  std::string index = test::read_file(bundle + "/bundle.json");
+  size_t at = index.find("node04/kern.log");
+  REQUIRE(at != std::string::npos);
+  size_t lines = index.find("\"lines\": \"", at);
+  REQUIRE(lines != std::string::npos);
+  std::string rel = index.substr(lines + 10, index.find('"', lines + 10) - lines - 10);
+  fs::remove(bundle + "/" + rel);
+  {
+    std::ofstream(bundle + "/workload.json", std::ios::app) << "\n";  // altered after recording
+  }
+  auto rep = test::run_cli("diagnose --replay " + bundle + " --format json", false);
+  INFO(rep.out);
+  REQUIRE(rep.exit_code == 0);
+  CHECK(rep.out != rec.out);
+  CHECK(rep.out.find(rel + ": missing from the bundle") != std::string::npos);
+  CHECK(rep.out.find("workload.json: does not match its digest in the manifest") != std::string::npos);
+  CHECK(rep.out.find("its lines are missing from the bundle") != std::string::npos);
+  // The rest of the evidence survives: the rank logs still give their symptoms.
+  CHECK(rep.out.find("pytorch.watchdog-timeout") != std::string::npos);
+}
+
+TEST_CASE("replay refuses what is not a bundle, and a newer format, with a clear message") {
+  test::TempDir tmp;
+  auto none = test::run_cli("diagnose --replay " + tmp.path());
+  CHECK(none.exit_code == 2);
+  CHECK(none.out.find("not an evidence bundle") != std::string::npos);
+  tmp.file("manifest.json", R"({"format": "attribution-bundle", "version": 99, "files": []})");
+  auto newer = test::run_cli("diagnose --replay " + tmp.path());
+  CHECK(newer.exit_code == 2);
+  CHECK(newer.out.find("version 99 is not supported") != std::string::npos);
+  auto mixed = test::run_cli("diagnose --replay " + tmp.path() + " --logs examples");
+  CHECK(mixed.exit_code == 2);
+  CHECK(mixed.out.find("--replay takes only the bundle") != std::string::npos);
+  auto used = test::run_cli("diagnose --config examples/host-oom-kill/attribution.toml --record examples");
+  CHECK(used.exit_code == 2);
+  CHECK(used.out.find("not empty") != std::string::npos);
+}

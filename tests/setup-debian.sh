@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libcli11-dev libsimdjson-dev libre2-dev libfmt-dev
-          libtomlplusplus-dev catch2 zlib1g-dev libcurl4-openssl-dev tzdata jq curl)
+          libtomlplusplus-dev catch2 zlib1g-dev libcurl4-openssl-dev tzdata jq curl
+          python3 openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

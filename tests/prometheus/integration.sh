@@ -68,7 +68,7 @@ echo "prometheus on $URL" >&2
 EX="$SRC/examples/nvlink-signal-integrity"
 diagnose() { "$ATTR" diagnose --format json --config "$@"; }
 check() {  # json, jq expression that must be true, description
-  jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -100 >&2; fail "$3: $2"; }
+  jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -100 >&2 || true; fail "$3: $2"; }
   echo "ok: $3" >&2
 }
 write_config() {  # file, workload file, prometheus url, with example logs (yes/no)
@@ -127,4 +127,40 @@ selector = "up[5x]"
 TOML
 out=$("$ATTR" diagnose --format json --config "$WORK/metrics-only.toml" --rules "$WORK/bad-rule.toml")
 check "$out" '.sources[0].status == "partial" and ([.sources[0].problems[] | select(test("bad.selector: HTTP 400: Prometheus error bad_data"))] | length == 1)' "Prometheus's error envelope is named in coverage"
+# 6. Record and replay: each diagnosis recorded against the running Prometheus replays byte for
+#    byte once Prometheus is stopped and the logs are gone; a token in the environment and
+#    user:password in the URL appear in no bundle.
+cp -r "$EX" "$WORK/ex"
+EX="$WORK/ex"
+export ATTR_TEST_PROM_TOKEN="prom-token-$RANDOM-$RANDOM-secret"
+write_config "$WORK/rec-both.toml" "$EX/workload.toml" "$URL" yes
+sed -i 's|^timeout = "10s"|timeout = "10s"\ntoken_env = "ATTR_TEST_PROM_TOKEN"|' "$WORK/rec-both.toml"
+grep -q ATTR_TEST_PROM_TOKEN "$WORK/rec-both.toml" || fail "test setup: token_env not in the config"
+write_config "$WORK/rec-ecc.toml" "$WORK/ecc-job.toml" "http://alice:pw-$RANDOM-secret@127.0.0.1:$PORT" no
+write_config "$WORK/rec-down.toml" "$EX/workload.toml" "http://127.0.0.1:1" yes
+B="$WORK/bundles"
+mkdir -p "$B"
+"$ATTR" diagnose --format json --config "$WORK/rec-both.toml" --record "$B/both" > "$B/both.live.json"
+"$ATTR" diagnose --format json --config "$WORK/rec-ecc.toml" --record "$B/ecc" > "$B/ecc.live.json"
+"$ATTR" diagnose --format json --config "$WORK/rec-down.toml" --record "$B/down" > "$B/down.live.json"
+"$ATTR" diagnose --format json --config "$WORK/rec-ecc.toml" --rules "$WORK/bad-rule.toml" --record "$B/bad-rule" > "$B/bad-rule.live.json"
+check "$(cat "$B/both.live.json")" '.root_causes[0].host == "node03"' "recording run: same diagnosis"
+! grep -rqF "$ATTR_TEST_PROM_TOKEN" "$B" || fail "the Prometheus token appears in a bundle"
+! grep -rq "ATTR_TEST_PROM_TOKEN" "$B" || fail "the token variable's name appears in a bundle"
+PW=$(sed -n 's|^url = "http://alice:\(pw-[0-9]*-secret\)@.*|\1|p' "$WORK/rec-ecc.toml")
+[ -n "$PW" ] || fail "test setup: no password in the ecc config's URL"
+! grep -rqF "$PW" "$B" || fail "the URL's password appears in a bundle"
+! grep -qF "$PW" "$B/ecc.live.json" || fail "the URL's password appears in the report"
+check "$(cat "$B/ecc.live.json")" '.outcome.family == "accelerator-memory"' "user:password@ in the URL: Prometheus still answered"
+echo "ok: no token in any bundle" >&2
+stop
+rm -rf "$WORK/ex" "$WORK/ecc-job.toml"
+CLEAN="$(mktemp -d)"
+for name in both ecc down bad-rule; do
+  cp -r "$B/$name" "$CLEAN/$name"
+  (cd "$CLEAN" && "$ATTR" diagnose --format json --replay "$CLEAN/$name") > "$CLEAN/$name.json" || fail "replay of $name failed"
+  cmp -s "$B/$name.live.json" "$CLEAN/$name.json" || { diff "$B/$name.live.json" "$CLEAN/$name.json" | head -20 >&2 || true; fail "replay of $name differs from the recorded run"; }
+  echo "ok: $name replays byte for byte with Prometheus stopped ($(du -sk "$CLEAN/$name" | cut -f1) KiB bundle)" >&2
+done
+rm -rf "$CLEAN"
 echo "prometheus integration: 1 passed, 0 failed"

@@ -76,7 +76,7 @@ wait_sacct() {
 }
 diagnose() { (cd "$EMPTY" && "$ATTR" diagnose --job "$1" --format json "${@:2}"); }
 check() {  # json, jq expression that must be true, description
-  jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -80 >&2; fail "$3: $2"; }
+  jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -80 >&2 || true; fail "$3: $2"; }
   echo "ok: $3" >&2
 }
 
@@ -161,4 +161,33 @@ check "$out" '.workload.nodes | length == 2' "time-limit job's two nodes"
 out=$( (cd "$EMPTY" && "$ATTR" diagnose --job 999999 --format json) 2>&1) && fail "an unknown job must not produce a report"
 grep -q "does not know job 999999" <<<"$out" || fail "unknown job message: $out"
 echo "ok: unknown job is a clear error" >&2
+# Record and replay: diagnoses recorded while Slurm runs replay byte for byte after Slurm is
+# stopped and the jobs' files are moved away; the JWT appears in no bundle.
+B="$EMPTY/bundles"
+mkdir -p "$B"
+record() {  # name, then diagnose's arguments after --job
+  local name=$1
+  shift
+  (cd "$EMPTY" && "$ATTR" diagnose --format json --record "$B/$name" --job "$@") > "$B/$name.live.json"
+}
+record cli "$J_FAIL"
+record kernel "$J_FAIL" --config "$EMPTY/kernel.toml"
+record node "$J_NODE"
+record rest "$J_FAIL" --config "$EMPTY/rest.toml"
+record cancel "$J_CANCEL"
+record time "$J_TIME"
+check "$(cat "$B/kernel.live.json")" '.root_causes[0].rule == "nvlink.xid-74"' "recording run: same diagnosis"
+! grep -rqF "$(sed 's/^SLURM_JWT=//' "$EMPTY/jwt")" "$B" || fail "the JWT appears in a bundle"
+echo "ok: the JWT is in no bundle" >&2
+stop
+mv "$RUN" "$RUN.gone"
+CLEAN="$(mktemp -d)"
+for name in cli kernel node rest cancel time; do
+  cp -r "$B/$name" "$CLEAN/$name"
+  (cd "$CLEAN" && "$ATTR" diagnose --format json --replay "$CLEAN/$name") > "$CLEAN/$name.json" || { mv "$RUN.gone" "$RUN"; fail "replay of $name failed"; }
+  cmp -s "$B/$name.live.json" "$CLEAN/$name.json" || { diff "$B/$name.live.json" "$CLEAN/$name.json" | head -20 >&2 || true; mv "$RUN.gone" "$RUN"; fail "replay of $name differs from the recorded run"; }
+  echo "ok: $name replays byte for byte with Slurm stopped ($(du -sk "$CLEAN/$name" | cut -f1) KiB bundle)" >&2
+done
+mv "$RUN.gone" "$RUN"
+rm -rf "$CLEAN"
 echo "slurm integration: 1 passed, 0 failed"
