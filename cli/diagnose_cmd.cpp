@@ -2,11 +2,15 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
+#include <unistd.h>
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
 #include "core/diagnose.hpp"
+#include "core/progress.hpp"
 #include "core/render.hpp"
 
 namespace attribution::cli {
@@ -16,7 +20,49 @@ struct DiagnoseOptions {
   DiagnoseRequest req;
   std::string job, config, format = "text", output, nodes, start, end, before, after, record, replay;
   std::vector<std::string> logs;
-  bool timings = false;
+  bool timings = false, no_progress = false;
+};
+
+// Redraws one progress line on stderr while the scan runs, only when stderr is a terminal: a
+// pipe or a log file gets no progress at all. The first draw waits a second, so quick runs
+// print nothing.
+class ProgressLine {
+ public:
+  explicit ProgressLine(const ScanProgress& p) : p_(p), start_(std::chrono::steady_clock::now()) {
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~ProgressLine() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    if (drawn_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mu_);
+    auto next = start_ + std::chrono::seconds(1);
+    while (!cv_.wait_until(lock, next, [this] { return done_; })) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (p_.files_total > 0) {
+        std::string line = format_progress(p_.files_done, p_.files_total, p_.bytes_done, s);
+        std::fprintf(stderr, "\r\033[K%s", line.c_str());
+        std::fflush(stderr);
+        drawn_ = true;
+      }
+      next += std::chrono::milliseconds(250);
+    }
+  }
+
+  const ScanProgress& p_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false, drawn_ = false;
+  std::thread thread_;
 };
 
 int run_diagnose(DiagnoseOptions& o) {
@@ -47,7 +93,15 @@ int run_diagnose(DiagnoseOptions& o) {
 
   std::vector<std::pair<std::string, double>> timings;
   if (o.timings) r.timings = &timings;
-  auto report = diagnose(r);
+  ScanProgress progress;
+  Result<Report> report = Error{};
+  if (!o.no_progress && isatty(STDERR_FILENO)) {
+    r.progress = &progress;
+    ProgressLine line(progress);
+    report = diagnose(r);
+  } else {
+    report = diagnose(r);
+  }
   if (!report) return report_error(report.error());
   for (const auto& [pass, seconds] : timings) std::fprintf(stderr, "timing: %-24s %8.3f s\n", pass.c_str(), seconds);
   std::string text = o.format == "json"       ? render_json(*report)
@@ -108,6 +162,8 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
                 "in-window log lines, config without credentials, rules (docs/bundles.md)");
   d->add_option("--replay", o->replay, "Diagnose a recorded bundle: the same report, without the cluster or network");
   d->add_flag("--timings", o->timings, "Print each pass's wall time on standard error (never in the report)");
+  d->add_flag("--no-progress", o->no_progress,
+              "No progress line (files, bytes, rate) on standard error; it is only drawn when that is a terminal");
   d->callback([o, exit_code] { *exit_code = run_diagnose(*o); });
 }
 

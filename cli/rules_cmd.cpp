@@ -2,12 +2,15 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <map>
 #include <memory>
 #include <re2/re2.h>
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
 #include "core/matcher.hpp"
+#include "core/rule_catalogue.hpp"
+#include "core/rule_lint.hpp"
 #include "core/rules.hpp"
 #include "core/toml_util.hpp"
 
@@ -33,12 +36,13 @@ Result<std::vector<NamedText>> rule_sources(const std::string& path) {
   return out;
 }
 
-// `rules test` and `rules lint`: every rule checked on its own, one line each.
+// `rules test` and `rules lint`: every rule checked on its own, one line each; lint then checks
+// across rules (core/rule_lint.hpp). Errors fail; lint's style warnings are printed, not fatal.
 int check_rules(const std::string& path, bool lint) {
   auto sources = rule_sources(path);
   if (!sources) return report_error(sources.error());
   int failures = 0, warnings = 0, count = 0;
-  std::set<std::string> ids;
+  std::map<std::string, std::string> ids;  // id -> where first defined
   RuleSet all;
   std::set<std::string> metric_ids;
   for (const auto& src : *sources) {
@@ -61,7 +65,8 @@ int check_rules(const std::string& path, bool lint) {
     for (auto& r : *rules) {
       ++count;
       std::string problem;
-      if (!ids.insert(r.id).second) problem = "id defined twice";
+      if (auto [it, fresh] = ids.emplace(r.id, fmt::format("{}:{}", r.file, r.line)); !fresh)
+        problem = fmt::format("{}:{}: id defined twice (first at {})", r.file, r.line, it->second);
       else if (auto st = check_samples(r); !st) problem = format_error(st.error());
       if (!problem.empty()) {
         ++failures;
@@ -84,14 +89,35 @@ int check_rules(const std::string& path, bool lint) {
       all.rules.push_back(std::move(r));
     }
   }
+  int errors = 0;
+  if (lint) {
+    // User rule files may name built-in rules in `explains`: the built-ins are in the universe.
+    std::vector<Rule> universe = all.rules;
+    if (!path.empty())
+      if (auto builtin = load_rules({}); builtin)
+        universe.insert(universe.end(), builtin->rules.begin(), builtin->rules.end());
+    for (const auto& f : lint_rules(all.rules, universe)) {
+      (f.error ? errors : warnings)++;
+      std::printf("%s: %s:%ld: rule %s: %s\n", f.error ? "error" : "warning", f.file.c_str(), f.line, f.rule.c_str(),
+                  f.message.c_str());
+    }
+  }
   std::sort(all.rules.begin(), all.rules.end(), [](const Rule& a, const Rule& b) { return a.id < b.id; });
   if (auto m = Matcher::build(all); !m) {
     std::fputs(format_error(m.error()).c_str(), stdout);
     ++failures;
   }
   std::printf("%d passed, %d failed%s\n", count - failures, failures,
-              lint ? fmt::format(", {} warning(s)", warnings).c_str() : "");
-  return failures > 0 || (lint && warnings > 0) ? kFailed : kDiagnosed;
+              lint ? fmt::format(", {} lint error(s), {} warning(s)", errors, warnings).c_str() : "");
+  return failures > 0 || errors > 0 ? kFailed : kDiagnosed;
+}
+
+// The loaded rules as Markdown (docs/rules-catalogue.md is this command's output for the built-ins).
+int catalogue(const std::vector<std::string>& extra) {
+  auto rules = load_rules(extra);
+  if (!rules) return report_error(rules.error());
+  std::fputs(render_rule_catalogue(*rules).c_str(), stdout);
+  return kDiagnosed;
 }
 
 int list_rules(const std::vector<std::string>& extra) {
@@ -176,7 +202,11 @@ void add_rules_command(CLI::App& app, int* exit_code) {
                                    "Print every log rule's RE2 pattern, one per line (for rg -f / grep -E -f baselines)");
   exp->add_flag("--literals", *literals, "Print the prefilter's required literals instead (for rg -F -f)");
   exp->callback([=] { *exit_code = export_patterns(*literals, *extra); });
-  auto lint = rules->add_subcommand("lint", "Like test, and warn about weak rules (no action, few samples)");
+  rules->add_subcommand("catalogue", "Print every loaded rule as a Markdown catalogue (docs/rules-catalogue.md)")
+      ->callback([=] { *exit_code = catalogue(*extra); });
+  auto lint = rules->add_subcommand(
+      "lint", "Like test, plus cross-rule checks (duplicate ids, dead literals, explains selecting nothing, "
+              "RE2 program size); also warns about weak rules");
   lint->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
   lint->callback([=] { *exit_code = check_rules(*path, true); });
 }

@@ -300,6 +300,12 @@ Result<LoadedBundle> read_bundle(const std::string& dir) {
 
   // A payload as found: missing and altered files are problems, not errors.
   auto payload = [&](const std::string& rel) -> std::optional<std::string> {
+    // The index is input too: a path leaving the bundle could read any file, or /dev/zero forever.
+    fs::path rp(rel);
+    if (rp.is_absolute() || std::find(rp.begin(), rp.end(), "..") != rp.end()) {
+      out.problems.push_back(rel + ": not a path inside the bundle");
+      return std::nullopt;
+    }
     auto text = read_text_file((fs::path(dir) / rel).string());
     if (!text) {
       out.problems.push_back(rel + ": missing from the bundle");

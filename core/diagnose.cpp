@@ -185,7 +185,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   Collection collection =
       collect(in.config, *workload, in.workload.logs, rules->metrics, transports, files);
   lap("collect");
-  ScanResult scanned = scan(collection, **matcher, *workload, req.threads, record);
+  ScanResult scanned = scan(collection, **matcher, *workload, req.threads, record, req.progress);
   lap("scan and match");
   if (!workload->window_known && scanned.earliest) {  // --logs without --start/--end: the logs' own span
     workload->window = Window{*scanned.earliest, *scanned.latest};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/report.hpp"
+#include "core/scan.hpp"
 #include "core/workload.hpp"
 
 namespace attribution {
@@ -22,6 +23,7 @@ struct DiagnoseRequest {
   HttpClient* http = nullptr;       // null: real HTTP
   std::optional<std::string> record_dir;  // also write an evidence bundle of everything read
   std::optional<std::string> replay_dir;  // diagnose a bundle instead: no scheduler, network or files
+  ScanProgress* progress = nullptr;       // updated during the scan, for a caller's progress display
   // When set, each pass's wall time in seconds, in pass order. Never part of the report: times
   // differ between runs and the report must not.
   std::vector<std::pair<std::string, double>>* timings = nullptr;

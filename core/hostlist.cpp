@@ -29,7 +29,8 @@ Result<std::vector<std::string>> expand_ranges(std::string_view all, std::string
     if (!numeric(lo) || !numeric(hi)) return bad(all, fmt::format("'{}' is not a number range", item));
     long long a = std::stoll(std::string(lo)), b = std::stoll(std::string(hi));
     if (b < a) return bad(all, fmt::format("range '{}' runs backwards", item));
-    if (static_cast<size_t>(b - a) > kMaxHosts) return bad(all, "too many hosts");
+    // The cap is on the whole group: "[0-999999,0-999999,...]" must not multiply it.
+    if (static_cast<size_t>(b - a) >= kMaxHosts - out.size()) return bad(all, "too many hosts");
     size_t width = lo.size();
     for (long long v = a; v <= b; ++v) out.push_back(fmt::format("{:0{}}", v, width));
     if (comma == std::string_view::npos) break;
@@ -67,6 +68,7 @@ Result<std::vector<std::string>> expand_hostlist(std::string_view expr) {
       i = close + 1;
     }
     if (partial.size() == 1 && partial[0].empty()) return bad(expr, "empty host name");
+    if (partial.size() > kMaxHosts - hosts.size()) return bad(expr, "too many hosts");  // over all expressions
     for (auto& p : partial) hosts.push_back(std::move(p));
     ++i;  // skip ','
   }

@@ -216,7 +216,8 @@ LinePrefix parse_line_prefix(std::string_view s) {
       j = 1;
       while (j < r.size() && r[j] == ' ') ++j;
       int64_t sec;
-      if (is_digit(r[j]) && number(r, j, &sec) && j < r.size() && r[j] == '.') {  // dmesg [mono]
+      // "[" and blanks only: j is past the end. At most 12 digits: seconds * 10^6 must not overflow.
+      if (j < r.size() && is_digit(r[j]) && number(r, j, &sec, 12) && j < r.size() && r[j] == '.') {  // dmesg [mono]
         ++j;
         int64_t frac = 0;
         size_t fb = j;

@@ -392,13 +392,19 @@ class FileScanner {
 
 }  // namespace
 
-ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record) {
+ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record,
+                ScanProgress* progress) {
   std::vector<FileScan> results(c.files.size());
   std::atomic<size_t> next{0};
+  if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
       results[i] = FileScanner(f, c.sources[f.source], matcher, workload, record).run();
+      if (progress) {
+        progress->bytes_done += results[i].bytes;
+        progress->files_done += 1;
+      }
     }
   };
   int n = std::max(1, std::min<int>(threads, static_cast<int>(c.files.size())));

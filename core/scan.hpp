@@ -2,6 +2,7 @@
 // Pass 4: stream every collected file through the prefilter and the rules; each hit becomes a
 // Finding with its evidence (source, path:line, time, text). Files run in parallel; results are
 // merged in collection order so the thread count never changes the output.
+#include <atomic>
 #include <vector>
 
 #include "core/collect.hpp"
@@ -19,8 +20,13 @@ struct ScanResult {
   std::vector<std::shared_ptr<const FileExtract>> extracts;
 };
 
+// Counters a caller may watch from another thread while the scan runs (progress on a terminal).
+struct ScanProgress {
+  std::atomic<int64_t> files_total{0}, files_done{0}, bytes_done{0};
+};
+
 ScanResult scan(Collection& collection, const Matcher& matcher, const Workload& workload, int threads,
-                bool record = false);
+                bool record = false, ScanProgress* progress = nullptr);
 
 // Exposed for tests: the maximum evidence text kept per line.
 constexpr size_t kMaxEvidenceText = 2048;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/result.hpp"
-#include <toml++/toml.h>
+#include "core/toml_fixed.hpp"
 
 namespace attribution {
 

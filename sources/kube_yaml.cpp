@@ -5,6 +5,8 @@
 
 namespace attribution {
 
+YamlNode::YamlNode() = default;
+
 const YamlNode* YamlNode::get(std::string_view key) const {
   if (kind != Kind::map) return nullptr;
   for (const auto& [k, v] : map)

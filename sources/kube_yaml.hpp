@@ -16,6 +16,9 @@
 namespace attribution {
 
 struct YamlNode {
+  // Defined in the .cpp: clang 14 with libstdc++ 12 cannot check an implicit default constructor
+  // while std::pair<std::string, YamlNode> is still incomplete.
+  YamlNode();
   enum class Kind { null, scalar, map, seq };
   Kind kind = Kind::null;
   std::string scalar;  // plain scalars as written; quoted ones unescaped

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <limits>
 #include <set>
 #include <simdjson.h>
 #include <tuple>
@@ -62,6 +63,8 @@ bool parse_ns(std::string_view s, int64_t* out) {
   int64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
+    // 19 digits may pass int64's maximum: such a time is not a time.
+    if (v > (std::numeric_limits<int64_t>::max() - (c - '0')) / 10) return false;
     v = v * 10 + (c - '0');
   }
   *out = v;

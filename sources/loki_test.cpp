@@ -149,12 +149,15 @@ TEST_CASE("each emitted line carries Loki's time and host in a prefix the scan r
   CHECK(l.substr(p.message_offset).rfind("NVRM: Xid", 0) == 0);
 
   // The line's own prefixes still parse after it; the Loki time stays (the outermost stamp).
-  LinePrefix n = parse_line_prefix(loki_line(kT3, "node01", "node01:48212:48436 [1] transport/net_ib.cc:1696 NCCL WARN x"));
+  // LinePrefix holds views into the line: the lines must outlive them.
+  std::string nccl = loki_line(kT3, "node01", "node01:48212:48436 [1] transport/net_ib.cc:1696 NCCL WARN x");
+  LinePrefix n = parse_line_prefix(nccl);
   CHECK(n.host == "node01");
   CHECK(n.pid == 48212);
   CHECK(n.gpu == 1);
   CHECK(resolve_time(n, TimeContext{TimeZone::utc(), 0, {}}) == Micros(1741945303123456));
-  LinePrefix r = parse_line_prefix(loki_line(kT3, "node02", "[rank9]:[E314 09:41:46.496000226 ProcessGroupNCCL.cpp:1601] y"));
+  std::string torch = loki_line(kT3, "node02", "[rank9]:[E314 09:41:46.496000226 ProcessGroupNCCL.cpp:1601] y");
+  LinePrefix r = parse_line_prefix(torch);
   CHECK(r.rank == 9);
   CHECK(resolve_time(r, TimeContext{TimeZone::utc(), Micros(1741945303123456), {}}) == Micros(1741945303123456));
 }

@@ -14,3 +14,6 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
 cmake --build build-asan -j "$(nproc)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$(nproc)" -LE 'slurm|prometheus|scale')
+
+echo "== fuzzing (libFuzzer, ASan + UBSan): 20 s per parser, docs/reliability.md"
+bash tests/fuzz/run.sh 20

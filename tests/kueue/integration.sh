@@ -50,6 +50,7 @@ log_route() {  # pod, fixture file or "", extra query json
   echo ' {"path": "'$WL'/stalled/workloads/llm-pretrain", "delay_s": 6, "body_file": "'$FIX'/workload-v1beta2.json"},'
   # Loki holding the same pod logs, as Promtail/Alloy ship them (scenario 7).
   echo ' {"path": "/loki/loki/api/v1/query_range", "body_file": "'$WORK/loki-body.json'"},'
+  echo ' {"path": "'$WL'/training/workloads/pytorchjob-llm-pretrain-7c4d1", "header": '"$AUTH"', "body_file": "'$FIX'/workload-v1beta2.json"},'
   echo ' {"path": "/never-used", "body": ""}'
   echo ']'
 } > "$WORK/routes.json"
@@ -149,6 +150,8 @@ check "$J" '.root_causes[0].rule == "scheduler.kueue-oom-killed" and .root_cause
 check "$J" '.root_causes[0].id as $r | [.symptoms[] | select(.rule == "pytorch.watchdog-timeout")] | length == 1 and .[0].explained_by == $r and .[0].hosts == ["gpu-node01","gpu-node03","gpu-node04"]' "kubeconfig + Loki: the watchdog timeouts from Loki are its symptoms"
 check "$J" '.sources[] | select(.name == "loki") | .status == "ok" and .hosts_covered == ["gpu-node01","gpu-node02","gpu-node03","gpu-node04"]' "kubeconfig + Loki: Loki covers the four nodes"
 grep -q 'GET /loki/loki/api/v1/query_range?query=%7Bnamespace%3D%22training%22' "$WORK/requests.log" || fail "the LogQL {namespace} is the workload's namespace"
+J=$("$ATTR" diagnose --job training/pytorchjob-llm-pretrain-7c4d1 --config "$WORK/f.toml" --format json)
+check "$J" '.workload.id == "training/pytorchjob-llm-pretrain-7c4d1" and .root_causes[0].rule == "scheduler.kueue-oom-killed" and .root_causes[0].host == "gpu-node02"' "--job NS/WORKLOAD-NAME with a kubeconfig and Loki: the same root cause"
 echo "ok: {namespace} expanded to the Kueue workload's namespace" >&2
 
 # 8. Record and replay: recorded while the API server answers, replayed byte for byte once it

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang, ASan + UBSan, build-fuzz/) and runs each for SECONDS on a
+# copy of its seed corpus, two at a time. Usage: tests/fuzz/run.sh [SECONDS] [TARGET...]
+# (TARGET as in tests/fuzz/fuzz_TARGET.cpp; all by default). Exits non-zero when a target
+# crashed, hung, leaked or hit a sanitizer; its inputs stay in the printed temp dir.
+# The repo's corpora are never written: new inputs go to the temp copy, which is removed.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+secs=${1:-30}
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in tests/fuzz/fuzz_*.cpp; do t=${f##*/fuzz_}; targets+=("${t%.cpp}"); done
+fi
+
+# clang and its libFuzzer runtime (Debian 12: clang-14, libclang-rt-14-dev).
+missing=()
+for p in clang libclang-rt-14-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "fuzz: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then echo "fuzz: run as root (or with sudo) to install packages" >&2; exit 1; fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build=$root/build-fuzz
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DATTRIBUTION_FUZZ=ON -DATTRIBUTION_TESTS=OFF \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}" | grep -Ev '^\[ *[0-9]+%\]' || true
+for t in "${targets[@]}"; do
+  [ -x "$build/fuzz_$t" ] || { echo "fuzz: build-fuzz/fuzz_$t was not built" >&2; exit 1; }
+done
+
+# Longest input worth trying per target: a log line is short, answers and config files are not.
+max_len() {
+  case $1 in
+    hostlist) echo 256 ;;
+    line_prefix) echo 1024 ;;
+    rules | config | static_workload | kube_yaml) echo 8192 ;;
+    *) echo 16384 ;;
+  esac
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/attribution-fuzz.XXXXXX")
+run_one() {
+  local t=$1 d=$work/$1
+  mkdir -p "$d/corpus" "$d/crashes" "$d/tmp"
+  cp -r "$root/tests/fuzz/corpus/$t/." "$d/corpus/" 2>/dev/null || true
+  local rc=0
+  (cd "$d" && TMPDIR=$d/tmp ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$build/fuzz_$t" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -max_len="$(max_len "$t")" \
+      -print_final_stats=1 -artifact_prefix="$d/crashes/" "$d/corpus" >"$d/log" 2>&1) || rc=$?
+  echo "$rc" >"$d/rc"
+}
+
+# Two at a time: the CI machine has two cores.
+running=0
+for t in "${targets[@]}"; do
+  run_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
+done
+wait
+
+failed=0
+for t in "${targets[@]}"; do
+  d=$work/$t
+  rc=$(cat "$d/rc" 2>/dev/null || echo 1)
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$d/log" | tail -1)
+  if [ "$rc" = 0 ]; then
+    printf 'fuzz %-16s ok      %10s runs in %ss\n' "$t" "${runs:-?}" "$secs"
+  else
+    failed=1
+    what=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer|UndefinedBehaviorSanitizer): [a-z-]+|runtime error: .*|fuzz invariant broken: .*' "$d/log" || echo "exit $rc")
+    printf 'fuzz %-16s FAILED  %10s runs: %s\n' "$t" "${runs:-?}" "$what"
+    for a in "$d"/crashes/*; do [ -e "$a" ] && echo "  input: $a"; done
+    echo "  log:   $d/log"
+  fi
+done
+if [ "$failed" = 0 ]; then rm -rf "$work"; else echo "fuzz: inputs and logs kept in $work" >&2; fi
+exit "$failed"
