@@ -22,6 +22,7 @@ std::string pod_log_path(const Workload::Pod& pod, const std::string& container,
 std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAccess& access, const Workload& w,
                                          size_t index, HttpClient& http, SourceCoverage& cov) {
   std::vector<InputFile> files;
+  bool failed = false;  // a log request failed for another reason than the log being gone
   cov.hosts_expected = static_cast<int64_t>(w.nodes.size());
   if (w.pods.empty()) {
     cov.status = w.scheduler == "kueue" ? SourceStatus::empty : SourceStatus::skipped;
@@ -70,6 +71,7 @@ std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAcces
           std::string said;
           if (auto st = parse_kube_status(r->body); st && !st->message.empty()) said = ": " + st->message.substr(0, 200);
           bool gone = r->status == 404 || r->status == 400;
+          failed = failed || !gone;
           cov.problems.push_back(fmt::format("pod {}/{} container {}{}: {} (HTTP {}{})", pod.ns, pod.name, c,
                                              previous ? " (previous instance)" : "",
                                              gone ? "log not available" : "log request failed", r->status, said));
@@ -79,6 +81,14 @@ std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAcces
         files.push_back(InputFile{name, index, pod.node, -1, std::make_shared<const std::string>(std::move(r->body)), nullptr});
       }
     }
+  }
+  if (!files.empty() && cov.bytes == 0 && cov.problems.empty()) {
+    cov.status = SourceStatus::empty;
+    cov.reason = fmt::format("the API server returned {} empty log(s) for the window", files.size());
+  }
+  if (failed && files.empty()) {  // nothing read because the server refused: an error, not "empty"
+    cov.status = SourceStatus::error;
+    cov.reason = fmt::format("{} log request(s) failed; first: {}", cov.problems.size(), cov.problems.front());
   }
   return files;
 }

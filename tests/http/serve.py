@@ -10,6 +10,7 @@ ROUTES.json is an array of routes, matched in order, first match wins:
    "delay_s": 0, "truncate": N, "times": N}
 "query": every listed parameter must be present with that value, else the route does not match.
 "header": every listed header must be present with that value, else the answer is 401.
+"if_header": the route only applies to requests carrying these headers with these values.
 "delay_s": sleep before answering (timeouts). "truncate": send only the first N bytes of the body,
 with a Content-Length of the whole body, then close. "times": the route matches only N times.
 Unmatched requests get 404 with a JSON body. The log holds header names only, never values,
@@ -72,6 +73,9 @@ class Handler(BaseHTTPRequestHandler):
                 if any(query.get(k, [None])[0] != str(v) for k, v in want.items()):
                     continue
                 if r["_left"] is not None and r["_left"] <= 0:
+                    continue
+                # "if_header": the route is for requests carrying these headers only (others go on).
+                if any(self.headers.get(n) != str(v) for n, v in (r.get("if_header") or {}).items()):
                     continue
                 for name, value in (r.get("header") or {}).items():
                     if self.headers.get(name) != str(value):

@@ -34,8 +34,31 @@ log_route() {  # pod, fixture file or "", extra query json
   if [ -n "$2" ]; then printf '"body_file": "%s", "content_type": "text/plain"},\n' "$2"
   else printf '"status": 400, "body_file": "%s/status-400-previous.json"},\n' "$FIX"; fi
 }
+# Pod-log faults, one per token: a source whose kubeconfig carries token fault-X gets fault X
+# from every pod's log path.
+fault_routes() {
+  local p f
+  for p in master-0 worker-0 worker-1 worker-2; do
+    for f in 429 500 truncated empty stalled; do
+      printf ' {"path": "%s/llm-pretrain-%s/log", "if_header": {"Authorization": "Bearer fault-%s"}, ' "$PODLOG" "$p" "$f"
+      case $f in
+        429|500) printf '"status": %s, "body": "{\\"kind\\": \\"Status\\", \\"message\\": \\"fault %s\\"}"},\n' "$f" "$f" ;;
+        truncated) printf '"truncate": 40, "body_file": "%s/logs/%s.log", "content_type": "text/plain"},\n' "$FIX" "$p" ;;
+        empty) printf '"body": "", "content_type": "text/plain"},\n' ;;
+        stalled) printf '"delay_s": 6, "body_file": "%s/logs/%s.log", "content_type": "text/plain"},\n' "$FIX" "$p" ;;
+      esac
+    done
+  done
+}
 {
   echo '['
+  fault_routes
+  # The resolver's faults, one namespace each: 500, truncated and malformed JSON, no workloads.
+  echo ' {"path": "'$WL'/err500/workloads/llm-pretrain", "status": 500, "body_file": "'$FIX'/status-403.json"},'
+  echo ' {"path": "'$WL'/trunc/workloads/llm-pretrain", "truncate": 60, "body_file": "'$FIX'/workload-v1beta2.json"},'
+  echo ' {"path": "'$WL'/malformed/workloads/llm-pretrain", "body": "<html>gateway</html>", "content_type": "text/html"},'
+  echo ' {"path": "'$WL'/nothing/workloads/llm-pretrain", "status": 404, "body_file": "'$FIX'/status-404-workload.json"},'
+  echo ' {"path": "'$WL'/nothing/workloads", "body": "{\"apiVersion\": \"kueue.x-k8s.io/v1beta2\", \"kind\": \"WorkloadList\", \"items\": []}"},'
   # The PyTorchJob's name is not a Workload's: 404, then the list finds the one it owns.
   echo ' {"path": "'$WL'/training/workloads/llm-pretrain", "header": '"$AUTH"', "status": 404, "body_file": "'$FIX'/status-404-workload.json"},'
   echo ' {"path": "'$WL'/training/workloads", "header": '"$AUTH"', "body_file": "'$FIX'/workload-list-v1beta2.json"},'
@@ -153,6 +176,32 @@ grep -q 'GET /loki/loki/api/v1/query_range?query=%7Bnamespace%3D%22training%22' 
 J=$("$ATTR" diagnose --job training/pytorchjob-llm-pretrain-7c4d1 --config "$WORK/f.toml" --format json)
 check "$J" '.workload.id == "training/pytorchjob-llm-pretrain-7c4d1" and .root_causes[0].rule == "scheduler.kueue-oom-killed" and .root_causes[0].host == "gpu-node02"' "--job NS/WORKLOAD-NAME with a kubeconfig and Loki: the same root cause"
 echo "ok: {namespace} expanded to the Kueue workload's namespace" >&2
+
+# 9. Each pod-log fault (its own token): a report whose sources[] entry names it; the workload
+#    and its OOM root cause stand. The resolver's faults: a clear error naming each.
+config "$WORK/g.toml" "$WORK/kubeconfig" 2s
+for f in 429 500 truncated empty stalled; do
+  kubeconfig "$WORK/kubeconfig-$f" "fault-$f" yes
+  printf '\n[[source]]\nname = "pods-%s"\nkind = "kubernetes"\ntimeout = "2s"\nkubeconfig = "%s"\n' "$f" "$WORK/kubeconfig-$f" >> "$WORK/g.toml"
+done
+start=$(date +%s)
+J=$("$ATTR" diagnose --job training/llm-pretrain --config "$WORK/g.toml" --format json)
+[ $(( $(date +%s) - start )) -lt 12 ] || fail "the stalled pod-log source was not cut at its 2s timeout"
+check "$J" '.root_causes[0].rule == "scheduler.kueue-oom-killed" and .root_causes[0].host == "gpu-node02"' "pod-log faults: the diagnosis stands"
+check "$J" '.sources[] | select(.name == "pods-429") | .status == "error" and (.reason | test("HTTP 429")) and ([.problems[] | select(test("HTTP 429"))] | length == 5)' "pod logs HTTP 429: an error naming it, for each log"
+check "$J" '.sources[] | select(.name == "pods-500") | .status == "error" and (.reason | test("HTTP 500")) and ([.problems[] | select(test("HTTP 500"))] | length == 5)' "pod logs HTTP 500: an error naming it, for each log"
+check "$J" '.sources[] | select(.name == "pods-truncated") | (.status == "error" or .status == "partial") and (.reason | test("partial file|truncated"; "i"))' "pod logs cut short: named"
+check "$J" '.sources[] | select(.name == "pods-empty") | .records == 0 and .bytes == 0 and .status == "empty" and (.reason | test("empty log"))' "empty pod logs: an empty source, named"
+check "$J" '.sources[] | select(.name == "pods-stalled") | .status == "error" and (.reason | test("Timeout"))' "a stalled pod-log request ends at the timeout, named"
+config "$WORK/h.toml" "$WORK/kubeconfig" 5s
+expect_error 4 'HTTP 500' "the API server's 500 for the workload is named" \
+  "$ATTR" diagnose --job err500/llm-pretrain --config "$WORK/h.toml" --format json
+expect_error 4 'partial file\|truncated' "a workload answer cut short is named" \
+  "$ATTR" diagnose --job trunc/llm-pretrain --config "$WORK/h.toml" --format json
+expect_error 4 'JSON\|json' "a workload answer that is not JSON is named" \
+  "$ATTR" diagnose --job malformed/llm-pretrain --config "$WORK/h.toml" --format json
+expect_error 4 'Kueue knows no workload nothing/llm-pretrain' "no such workload is named" \
+  "$ATTR" diagnose --job nothing/llm-pretrain --config "$WORK/h.toml" --format json
 
 # 8. Record and replay: recorded while the API server answers, replayed byte for byte once it
 #    and the kubeconfig are gone; the token is in no bundle.
