@@ -1,5 +1,7 @@
 #include "sources/slurm_parse.hpp"
 
+#include <charconv>
+
 #include <fmt/format.h>
 #include <simdjson.h>
 
@@ -244,8 +246,10 @@ std::optional<Micros> text_time(const std::string& v, const TimeZone& tz) {
 }
 
 std::optional<int64_t> text_int(const std::string& v) {
-  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoll(v);
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || v[0] == '-') return std::nullopt;  // too big: unknown
+  return n;
 }
 
 }  // namespace
