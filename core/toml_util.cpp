@@ -145,7 +145,8 @@ Result<std::optional<std::string>> TomlReader::str(std::string_view key, bool re
 Result<std::optional<int64_t>> TomlReader::integer(std::string_view key) const {
   const toml::node* n = t_.get(key);
   if (!n) return std::optional<int64_t>{};
-  if (auto v = n->value<int64_t>()) return std::optional<int64_t>(*v);
+  // Integers only: toml++'s value<int64_t>() also converts floats, out of range is undefined (1e34).
+  if (const auto* v = n->as_integer()) return std::optional<int64_t>(v->get());
   return error(key, fmt::format("'{}' must be an integer", key));
 }
 

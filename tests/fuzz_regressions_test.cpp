@@ -116,6 +116,10 @@ TEST_CASE("fuzz regressions: the fixed inputs give errors, not values", "[fuzz]"
   CHECK(header.error().line == 2);
   CHECK_FALSE(parse_toml(read("static_workload/table-header-bad-key"), "w.toml").ok());
   CHECK(parse_toml("a = [\n  [\"x\", \"y\"],\n]\n[ok.'q' . \"r\"]\nk = 1\n", "t.toml").ok());  // arrays are not headers
+  // A float where an integer belongs is an error, not an out-of-range conversion (UB).
+  auto big = parse_toml("exit_code = 1e34\n", "w.toml");
+  REQUIRE(big.ok());
+  CHECK_FALSE(TomlReader(*big, "w.toml").integer("exit_code").ok());
   // A number past int64 in scontrol text is unknown, not an exception.
   std::string sc = read("slurm/scontrol-int-overflow");
   (void)parse_scontrol_text(std::string_view(sc).substr(1), TimeZone::utc());
