@@ -22,18 +22,18 @@ int check_sources(const std::string& config_path) {
     std::printf("no sources configured%s\n", config->file.empty() ? " (no config file found)" : "");
     return kFailed;
   }
+  ProcessRunner runner;
+  CurlHttpClient http;
+  Transports transports{runner, http};
   Workload w;  // without a scheduler, {host} matches any host
   if (config->scheduler == "static") {
-    ProcessRunner runner;
-    CurlHttpClient http;
-    auto resolved = resolve_workload(*config, WorkloadRequest{}, Transports{runner, http});
+    auto resolved = resolve_workload(*config, WorkloadRequest{}, transports);
     if (!resolved) return report_error(resolved.error());
     w = *resolved;
   }
   auto rules = load_rules(config->rule_paths);
   if (!rules) return report_error(rules.error());
-  CurlHttpClient probe_http;
-  Collection c = collect(*config, w, {}, rules->metrics, probe_http);
+  Collection c = collect(*config, w, {}, rules->metrics, transports);
   std::vector<int64_t> bytes(c.sources.size(), 0), unreadable(c.sources.size(), 0);
   for (const auto& f : c.files) {
     auto fb = FileBytes::open(f.path);

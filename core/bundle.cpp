@@ -10,6 +10,7 @@
 
 #include "core/digest.hpp"
 #include "core/json_writer.hpp"
+#include "core/render.hpp"
 #include "core/toml_util.hpp"
 
 namespace attribution {
@@ -19,8 +20,6 @@ namespace {
 using simdjson::dom::element;
 
 constexpr const char* kFormat = "attribution-bundle";
-
-std::string_view status_name(SourceStatus s) { return to_string(s); }
 
 SourceStatus status_from(std::string_view s) {
   for (SourceStatus v : {SourceStatus::ok, SourceStatus::partial, SourceStatus::empty, SourceStatus::error,
@@ -80,7 +79,7 @@ void write_optional(JsonWriter& j, const char* key, const std::optional<std::str
 }
 
 void write_coverage(JsonWriter& j, const SourceCoverage& c) {
-  j.begin_object().field("name", c.name).field("kind", c.kind).field("status", status_name(c.status));
+  j.begin_object().field("name", c.name).field("kind", c.kind).field("status", to_string(c.status));
   j.field("reason", c.reason).key("records").value(c.records).key("bytes").value(c.bytes).key("files").value(c.files);
   j.key("hosts_expected").value(c.hosts_expected).key("hosts_covered").begin_array();
   for (const auto& h : c.hosts_covered) j.value(h);
@@ -155,6 +154,19 @@ void redact(toml::table& t) {
 }
 
 }  // namespace
+
+std::string workload_json(const Workload& w) {
+  JsonWriter j;
+  j.begin_object();
+  write_workload_fields(j, w);
+  j.key("facts").begin_array();
+  for (const auto& f : w.facts) j.begin_object().field("text", f.text).field("origin", f.origin).end_object();
+  j.end_array();
+  j.key("log_paths").begin_array();
+  for (const auto& p : w.log_paths) j.value(p);
+  j.end_array().end_object();
+  return j.take() + "\n";
+}
 
 Result<std::string> redact_config(std::string_view text, const std::string& file) {
   auto t = parse_toml(text, file);

@@ -46,6 +46,9 @@ struct BundleContents {
   std::string workload_json;  // the resolved workload, for people reading the bundle
 };
 
+// workload.json: the report's workload fields, and the scheduler's facts and the job's log paths.
+std::string workload_json(const Workload& workload);
+
 // Writes DIR (created; must be empty or absent) with a manifest of every file's SHA-256.
 Status write_bundle(const std::string& dir, const BundleContents& contents);
 

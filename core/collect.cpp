@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "core/workload.hpp"
-#include "sources/command.hpp"
 #include "sources/http.hpp"
 #include "sources/kube_auth.hpp"
 #include "sources/kube_logs.hpp"
@@ -24,17 +23,12 @@ std::string_view to_string(SourceStatus s) {
 }
 
 Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
-                   const std::vector<MetricSpec>& metrics, HttpClient& http) {
-  DiskFileLister disk;
-  ProcessRunner no_commands;
-  return collect(config, workload, adhoc_logs, metrics, Transports{no_commands, http}, disk);
-}
-
-Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
-                   const std::vector<MetricSpec>& metrics, const Transports& transports, FileLister& lister) {
+                   const std::vector<MetricSpec>& metrics, const Transports& transports) {
   HttpClient& http = transports.http;
   LocalKubeAccessResolver local_kube;
   KubeAccessResolver& kube = transports.kube ? *transports.kube : local_kube;
+  DiskFileLister disk;
+  FileLister& lister = transports.files ? *transports.files : disk;
   Collection c;
   auto add_source = [&](std::string name, std::string kind, std::string stream, TimeZone zone,
                         std::optional<Micros> boot) -> size_t {

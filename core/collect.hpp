@@ -52,11 +52,8 @@ class DiskFileLister : public FileLister {
 struct Transports;
 
 // Files are listed here and read by the scan; network sources (Prometheus, Loki, Kubernetes) are
-// queried here and their lines handed on as inline text.
+// queried here and their lines handed on as inline text. Commands are not run here.
 Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
-                   const std::vector<MetricSpec>& metrics, const Transports& transports, FileLister& files);
-// From the file system.
-Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
-                   const std::vector<MetricSpec>& metrics, HttpClient& http);
+                   const std::vector<MetricSpec>& metrics, const Transports& transports);
 
 }  // namespace attribution

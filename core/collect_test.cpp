@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/collect.hpp"
+#include "core/workload.hpp"
+#include "sources/command.hpp"
 #include "sources/http.hpp"
 #include "tests/test_util.hpp"
 
@@ -30,7 +32,8 @@ paths = ["absent/*.log"]
   Workload w;
   w.nodes = {"n1", "n2", "n3"};
   ReplayHttpClient http;
-  Collection c = collect(*cfg, w, {}, {}, http);
+  ReplayRunner commands;
+  Collection c = collect(*cfg, w, {}, {}, Transports{commands, http});
   REQUIRE(c.coverage.size() == 3);
   CHECK(c.coverage[0].name == "ranks");
   CHECK(c.coverage[0].hosts_expected == 3);
@@ -51,7 +54,8 @@ TEST_CASE("collect: --logs replaces configured file sources but keeps the others
                           d.path() + "/c.toml");
   REQUIRE(cfg);
   ReplayHttpClient http;
-  Collection c = collect(*cfg, Workload{}, {d.path() + "/job"}, {}, http);
+  ReplayRunner commands;
+  Collection c = collect(*cfg, Workload{}, {d.path() + "/job"}, {}, Transports{commands, http});
   REQUIRE(c.coverage.size() == 2);
   CHECK(c.coverage[0].name == "logs");
   CHECK(c.coverage[1].name == "loki");

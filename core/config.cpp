@@ -96,6 +96,18 @@ Status parse_slurm(const TomlReader& r, SlurmConfig& s) {
   return Ok{};
 }
 
+// A source's `stream`: which rules read its lines. Pod logs cannot be the scheduler's account.
+Status parse_stream(const TomlReader& r, std::string& stream, bool scheduler_allowed) {
+  std::optional<std::string> s;
+  ATTRIBUTION_TRY(s, r.str("stream"));
+  if (!s) return Ok{};
+  if (*s != "applog" && *s != "syslog" && (!scheduler_allowed || *s != "scheduler"))
+    return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog{}", *s,
+                                         scheduler_allowed ? ", scheduler" : ""));
+  stream = *s;
+  return Ok{};
+}
+
 // The loki-only keys; the transport keys are shared with prometheus.
 Status parse_loki_keys(const TomlReader& r, SourceConfig& sc) {
   std::optional<std::string> s;
@@ -111,13 +123,7 @@ Status parse_loki_keys(const TomlReader& r, SourceConfig& sc) {
                      "5000 is Loki's default max_entries_limit_per_query; larger requests are refused");
     sc.limit = *limit;
   }
-  ATTRIBUTION_TRY(s, r.str("stream"));
-  if (s) {
-    if (*s != "applog" && *s != "syslog" && *s != "scheduler")
-      return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog, scheduler", *s));
-    sc.stream = *s;
-  }
-  return Ok{};
+  return parse_stream(r, sc.stream, true);
 }
 
 Result<SourceConfig> parse_source(const TomlReader& r) {
@@ -180,24 +186,14 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
     if (auto st = parse_kube_keys(r, sc.kube_namespace, sc.kubeconfig, sc.context, sc.ca_file, sc.in_cluster, sc.timeout); !st)
       return st.error();
     ATTRIBUTION_TRY(sc.containers, r.str_list("container"));
-    ATTRIBUTION_TRY(s, r.str("stream"));
-    if (s) {
-      if (*s != "applog" && *s != "syslog")
-        return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog", *s));
-      sc.stream = *s;
-    }
+    if (auto st = parse_stream(r, sc.stream, false); !st) return st.error();
     return sc;
   }
   if (sc.kind != "files") return sc;  // other kinds are validated by their own adapters
   if (auto st = r.only_keys({"name", "kind", "paths", "stream", "timezone", "boot_time", "host"}); !st) return st.error();
   ATTRIBUTION_TRY(sc.paths, r.str_list("paths"));
   if (sc.paths.empty()) return r.error("paths", "a files source needs paths = [\"...\"]");
-  ATTRIBUTION_TRY(s, r.str("stream"));
-  if (s) {
-    if (*s != "applog" && *s != "syslog" && *s != "scheduler")
-      return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog, scheduler", *s));
-    sc.stream = *s;
-  }
+  if (auto st = parse_stream(r, sc.stream, true); !st) return st.error();
   ATTRIBUTION_TRY(s, r.str("timezone"));
   if (s) {
     auto tz = TimeZone::parse(*s);
@@ -222,6 +218,7 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
   if (!doc) return doc.error();
   Config c;
   c.file = file;
+  c.text = std::string(text);
   fs::path dir = fs::path(file).parent_path();
   c.base_dir = dir.empty() ? fs::path(".").string() : dir.string();
   TomlReader top(*doc, file);

@@ -60,6 +60,7 @@ struct SlurmConfig {
 
 struct Config {
   std::string file;      // the file read, empty for built-in defaults
+  std::string text;      // its text as parsed (an evidence bundle keeps it, credentials removed)
   std::string base_dir;  // relative paths resolve here
   std::string scheduler = "none";  // static | slurm | kueue | none
   std::string static_file;

@@ -108,3 +108,24 @@ TEST_CASE("prometheus source: url required, durations, host labels and map") {
   CHECK_FALSE(parse_config("[[source]]\nname = \"d\"\nkind = \"prometheus\"\nurl = \"u\"\nstep = \"0s\"\n", "c.toml"));
   CHECK_FALSE(parse_config("[[source]]\nname = \"d\"\nkind = \"prometheus\"\nurl = \"u\"\npassword = \"x\"\n", "c.toml"));
 }
+
+TEST_CASE("a source's stream is one the rules read; pod logs are never the scheduler's") {
+  auto stream_of = [](const std::string& source) {
+    return parse_config("[workload]\nscheduler = \"kueue\"\n[[source]]\nname = \"s\"\n" + source, "c.toml");
+  };
+  auto files = stream_of("kind = \"files\"\npaths = [\"x\"]\nstream = \"scheduler\"\n");
+  REQUIRE(files);
+  CHECK(files->sources[0].stream == "scheduler");
+  auto loki = stream_of("kind = \"loki\"\nurl = \"http://l\"\nstream = \"syslog\"\n");
+  REQUIRE(loki);
+  CHECK(loki->sources[0].stream == "syslog");
+  auto pods = stream_of("kind = \"kubernetes\"\nstream = \"scheduler\"\n");
+  REQUIRE_FALSE(pods);
+  CHECK(pods.error().message == "stream 'scheduler' is not one of applog, syslog");
+  for (const char* kind : {"kind = \"files\"\npaths = [\"x\"]\n", "kind = \"loki\"\nurl = \"http://l\"\n"}) {
+    auto bad = stream_of(std::string(kind) + "stream = \"kernel\"\n");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message == "stream 'kernel' is not one of applog, syslog, scheduler");
+    CHECK(bad.error().line == 7);
+  }
+}

@@ -2,12 +2,12 @@
 
 #include <chrono>
 #include <fmt/format.h>
+#include <map>
 
 #include "core/bundle.hpp"
 #include "core/collect.hpp"
 #include "core/config.hpp"
 #include "core/duration.hpp"
-#include "core/json_writer.hpp"
 #include "core/matcher.hpp"
 #include "core/precedence.hpp"
 #include "core/rules.hpp"
@@ -82,27 +82,6 @@ void add_bundle_coverage(std::vector<SourceCoverage>& coverage, const std::vecto
   coverage.push_back(std::move(c));
 }
 
-std::string workload_json(const Workload& w) {
-  JsonWriter j;
-  j.begin_object().field("id", w.id).field("scheduler", w.scheduler).field("name", w.name).field("state", w.state);
-  j.key("exit_code");
-  if (w.exit_code) j.value(*w.exit_code);
-  else j.null();
-  j.key("nodes").begin_array();
-  for (const auto& n : w.nodes) j.value(n);
-  j.end_array();
-  j.key("window").begin_object();
-  if (w.window_known) j.field("start", format_rfc3339(w.window.start)).field("end", format_rfc3339(w.window.end));
-  j.end_object();
-  j.key("facts").begin_array();
-  for (const auto& f : w.facts) j.begin_object().field("text", f.text).field("origin", f.origin).end_object();
-  j.end_array();
-  j.key("log_paths").begin_array();
-  for (const auto& p : w.log_paths) j.value(p);
-  j.end_array().end_object();
-  return j.take() + "\n";
-}
-
 // Everything the bundle keeps, from what the passes read; file lines from the scan's extracts.
 Result<BundleContents> bundle_contents(const DiagnoseRequest& req, const Inputs& in, const Workload& workload,
                                        const RecordingRunner& runner, const RecordingHttpClient& http,
@@ -113,25 +92,20 @@ Result<BundleContents> bundle_contents(const DiagnoseRequest& req, const Inputs&
   b.request = BundleRequest{in.workload.job, in.workload.nodes, in.workload.start, in.workload.end,
                             req.before, req.after, in.workload.logs, in.workload.now};
   b.config_file = in.config.file;
-  if (!b.config_file.empty()) {
-    auto text = read_text_file(b.config_file);
-    if (!text) return text.error();
-    ATTRIBUTION_TRY(b.config_text, redact_config(*text, b.config_file));
-  }
-  if (in.config.scheduler == "static") {
-    auto text = read_text_file(in.config.static_file);
-    if (text) b.static_workload = std::move(*text);
-  }
+  if (!b.config_file.empty()) ATTRIBUTION_TRY(b.config_text, redact_config(in.config.text, b.config_file));
+  // Read again only when recording: the resolver reads it only when the static scheduler is used.
+  if (workload.scheduler == "static") ATTRIBUTION_TRY(b.static_workload, read_text_file(in.config.static_file));
   b.rules = in.rule_sources;
   b.probes = runner.probes();
   b.commands = runner.commands();
   b.exchanges = http.exchanges();
   b.kube_access = kube.resolved();
+  std::map<std::pair<size_t, std::string>, std::shared_ptr<const FileExtract>> extracts;
+  for (size_t i = 0; i < collection.files.size(); ++i)
+    extracts[{collection.files[i].source, collection.files[i].path}] = scanned.extracts[i];
   b.listings = lister.listed;
   for (auto& l : b.listings)
-    for (auto& f : l.files)
-      for (size_t i = 0; i < collection.files.size(); ++i)
-        if (collection.files[i].source == l.index && collection.files[i].path == f.path) f.extract = scanned.extracts[i];
+    for (auto& f : l.files) f.extract = extracts[{l.index, f.path}];
   b.workload_json = workload_json(workload);
   return b;
 }
@@ -175,15 +149,14 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   RecordingKubeAccessResolver recording_kube(base_kube);
   const bool record = req.record_dir.has_value();
   Transports transports{record ? recording_runner : base_runner, record ? recording_http : base_http,
-                        record ? &recording_kube : &base_kube};
-  FileLister& files = record ? recording_files : base_files;
+                        record ? &recording_kube : &base_kube, record ? &recording_files : &base_files};
 
   auto workload = resolve_workload(in.config, in.workload, transports);
   if (!workload) return workload.error();
   lap("resolve workload");
 
   Collection collection =
-      collect(in.config, *workload, in.workload.logs, rules->metrics, transports, files);
+      collect(in.config, *workload, in.workload.logs, rules->metrics, transports);
   lap("collect");
   ScanResult scanned = scan(collection, **matcher, *workload, req.threads, record, req.progress);
   lap("scan and match");

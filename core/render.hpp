@@ -6,9 +6,15 @@
 
 namespace attribution {
 
+class JsonWriter;
+
 std::string render_text(const Report& report);
 std::string render_json(const Report& report);
 std::string render_markdown(const Report& report);
+
+// The workload's fields (id .. window) into an object the caller has begun: the report's
+// "workload" section, and an evidence bundle's workload.json.
+void write_workload_fields(JsonWriter& j, const Workload& w);
 
 // Helpers shared by the text and Markdown renderers.
 std::string short_time(Micros t, bool inferred);  // "2025-03-14T09:41:07.123Z", "~" prefix when inferred

@@ -30,14 +30,7 @@ void int_or_null(JsonWriter& j, std::string_view key, int v) {
 
 }  // namespace
 
-std::string render_json(const Report& r) {
-  JsonWriter j;
-  j.begin_object();
-  j.field("schema_version", kSchemaVersion);
-  j.key("tool").begin_object().field("name", "attribution").field("version", r.tool_version).end_object();
-
-  const Workload& w = r.workload;
-  j.key("workload").begin_object();
+void write_workload_fields(JsonWriter& j, const Workload& w) {
   j.field("id", w.id).field("scheduler", w.scheduler);
   j.key("name").string_or_null(w.name);
   j.key("user").string_or_null(w.user);
@@ -52,6 +45,16 @@ std::string render_json(const Report& r) {
   time_or_null(j, "start", w.window_known ? std::optional<Micros>(w.window.start) : std::nullopt);
   time_or_null(j, "end", w.window_known ? std::optional<Micros>(w.window.end) : std::nullopt);
   j.end_object();
+}
+
+std::string render_json(const Report& r) {
+  JsonWriter j;
+  j.begin_object();
+  j.field("schema_version", kSchemaVersion);
+  j.key("tool").begin_object().field("name", "attribution").field("version", r.tool_version).end_object();
+
+  j.key("workload").begin_object();
+  write_workload_fields(j, r.workload);
   j.end_object();
 
   const Outcome& o = r.outcome;

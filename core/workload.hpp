@@ -19,12 +19,14 @@ struct WorkloadRequest {
 class CommandRunner;
 class HttpClient;
 class KubeAccessResolver;
+class FileLister;
 
 // How passes reach the outside world: real programs and HTTP, or recordings in tests and bundles.
 struct Transports {
   CommandRunner& commands;
   HttpClient& http;
   KubeAccessResolver* kube = nullptr;  // null: this machine's kubeconfig or service account
+  FileLister* files = nullptr;         // null: the file system
 };
 
 // With no config file, `--job` on a host with sacct or scontrol means scheduler = "slurm".

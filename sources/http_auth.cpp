@@ -14,6 +14,25 @@ std::string trimmed(std::string s) {
   return s;
 }
 
+Result<std::string> auth_header(const SourceConfig& s) {
+  if (!s.token_file.empty()) {
+    auto t = read_text_file(s.token_file);
+    if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
+    return "Authorization: Bearer " + trimmed(*t);
+  }
+  if (!s.token_env.empty()) {
+    const char* v = std::getenv(s.token_env.c_str());
+    if (!v || !*v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
+    return std::string("Authorization: Bearer ") + v;
+  }
+  if (!s.username.empty()) {
+    const char* p = s.password_env.empty() ? nullptr : std::getenv(s.password_env.c_str());
+    if (!p) return make_error(ErrorKind::config, fmt::format("the password variable {} is not set", s.password_env));
+    return "Authorization: Basic " + base64(s.username + ":" + p);
+  }
+  return std::string();
+}
+
 }  // namespace
 
 std::string url_encode(std::string_view s) {
@@ -43,23 +62,16 @@ std::string base64(std::string_view in) {
   return out;
 }
 
-Result<std::string> auth_header(const SourceConfig& s) {
-  if (!s.token_file.empty()) {
-    auto t = read_text_file(s.token_file);
-    if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
-    return "Authorization: Bearer " + trimmed(*t);
-  }
-  if (!s.token_env.empty()) {
-    const char* v = std::getenv(s.token_env.c_str());
-    if (!v || !*v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
-    return std::string("Authorization: Bearer ") + v;
-  }
-  if (!s.username.empty()) {
-    const char* p = s.password_env.empty() ? nullptr : std::getenv(s.password_env.c_str());
-    if (!p) return make_error(ErrorKind::config, fmt::format("the password variable {} is not set", s.password_env));
-    return "Authorization: Basic " + base64(s.username + ":" + p);
-  }
-  return std::string();
+Result<SourceHttp> source_http(const SourceConfig& s) {
+  SourceHttp h;
+  ATTRIBUTION_TRY(h.auth, auth_header(s));
+  h.headers = {"Accept: application/json"};
+  if (!h.auth.empty()) h.headers.push_back(h.auth);
+  h.options.ca_file = s.ca_file;
+  h.options.timeout = s.timeout;
+  h.base = s.url;
+  while (!h.base.empty() && h.base.back() == '/') h.base.pop_back();
+  return h;
 }
 
 }  // namespace attribution

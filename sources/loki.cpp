@@ -231,23 +231,20 @@ std::vector<InputFile> collect_loki(const SourceConfig& src, size_t source_index
     cov.reason = "the workload names no nodes for {hosts_regex}";
     return {};
   }
-  auto auth = auth_header(src);
-  if (!auth) {
+  auto http_src = source_http(src);
+  if (!http_src) {
     cov.status = SourceStatus::error;
-    cov.reason = auth.error().message;
+    cov.reason = http_src.error().message;
     return {};
   }
+  const std::string& auth = http_src->auth;
   std::vector<std::string> secrets;  // masked in any server text quoted back
-  if (!auth->empty()) secrets.push_back(auth->substr(auth->rfind(' ') + 1));
+  if (!auth.empty()) secrets.push_back(auth.substr(auth.rfind(' ') + 1));
   if (const char* p = src.password_env.empty() ? nullptr : std::getenv(src.password_env.c_str()); p && *p) secrets.push_back(p);
-  std::vector<std::string> headers = {"Accept: application/json"};
-  if (!auth->empty()) headers.push_back(*auth);
+  std::vector<std::string> headers = http_src->headers;
   if (!src.org_id.empty()) headers.push_back("X-Scope-OrgID: " + src.org_id);
-  HttpOptions options;
-  options.ca_file = src.ca_file;
-  options.timeout = src.timeout;
-  std::string base = src.url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
+  const HttpOptions& options = http_src->options;
+  const std::string& base = http_src->base;
   const int64_t limit = std::clamp<int64_t>(src.limit, 1, kMaxLimit);
   // Loki's end is exclusive: one microsecond past the window keeps its last instant.
   int64_t from = w.window.start * 1000;

@@ -158,19 +158,13 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
     cov.reason = "the workload names no nodes: queries are scoped to the job's hosts only";
     return {};
   }
-  auto auth = auth_header(src);
-  if (!auth) {
+  auto http_src = source_http(src);
+  if (!http_src) {
     cov.status = SourceStatus::error;
-    cov.reason = auth.error().message;
+    cov.reason = http_src.error().message;
     return {};
   }
-  std::vector<std::string> headers = {"Accept: application/json"};
-  if (!auth->empty()) headers.push_back(*auth);
-  HttpOptions options;
-  options.ca_file = src.ca_file;
-  options.timeout = src.timeout;
-  std::string base = src.url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
+  const std::string& base = http_src->base;
   const double step_s = static_cast<double>(src.step) / kMicrosPerSecond;
   const Micros span = src.step * (kMaxPointsPerSeries - 1);
   std::vector<std::string> lines;
@@ -187,7 +181,7 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
       Micros to = std::min(w.window.end, from + span);
       std::string url = fmt::format("{}/api/v1/query_range?query={}&start={:.3f}&end={:.3f}&step={}", base, url_encode(query),
                                     from / 1e6, to / 1e6, number(step_s));
-      auto r = http.get(HttpRequest{url, headers, options});
+      auto r = http.get(HttpRequest{url, http_src->headers, http_src->options});
       std::string problem;
       if (!r) problem = r.error().message;
       else {

@@ -10,17 +10,8 @@ ATTR="$(readlink -f "$1")"
 HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 SRC="$(readlink -f "$HERE/../..")"
 FIX="$SRC/tests/fixtures/kueue"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is missing (tests/setup-debian.sh installs it)"
-command -v python3 >/dev/null || fail "python3 is missing"
-WORK="$(mktemp -d)"
-PIDS=()
-stop() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap stop EXIT
+# shellcheck source=../http/common.sh
+. "$SRC/tests/http/common.sh"
 
 bash "$SRC/tests/http/make-cert.sh" "$WORK/tls"
 TOKEN="kube-$RANDOM$RANDOM-token"
@@ -80,11 +71,8 @@ fault_routes() {
 python3 "$HERE/loki_body.py" "$FIX/pods-llm-pretrain.json" "$FIX/logs" > "$WORK/loki-body.json"
 jq -e 'length > 10' "$WORK/routes.json" >/dev/null || fail "routes.json is not valid JSON"
 
-python3 "$SRC/tests/http/serve.py" --routes "$WORK/routes.json" --port-file "$WORK/port" \
-  --tls-cert "$WORK/tls/server.pem" --tls-key "$WORK/tls/server-key.pem" --log "$WORK/requests.log" &
-PIDS+=($!)
-for _ in $(seq 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-[ -s "$WORK/port" ] || fail "serve.py did not start"
+serve "$WORK/routes.json" "$WORK/port" "$WORK/requests.log" \
+  --tls-cert "$WORK/tls/server.pem" --tls-key "$WORK/tls/server-key.pem"
 URL="https://127.0.0.1:$(cat "$WORK/port")"
 
 kubeconfig() {  # file, token, with CA (yes/no)
@@ -212,9 +200,7 @@ for name in a e f; do
 done
 if grep -rqF -- "$TOKEN" "$B"; then fail "the token is in a bundle"; fi
 echo "ok: the token is in no bundle" >&2
-for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-PIDS=()
+stop_servers
 mkdir "$WORK/gone"
 mv "$WORK"/kubeconfig* "$WORK/tls" "$WORK/gone/"
 for name in a e f; do

@@ -9,17 +9,8 @@ ATTR="$(readlink -f "$1")"
 HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
 SRC="$(readlink -f "$HERE/../..")"
 FIX="$SRC/tests/fixtures/loki"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v jq >/dev/null || fail "jq is missing (tests/setup-debian.sh installs it)"
-command -v python3 >/dev/null || fail "python3 is missing"
-WORK="$(mktemp -d)"
-PIDS=()
-stop() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap stop EXIT
+# shellcheck source=../http/common.sh
+. "$SRC/tests/http/common.sh"
 
 # The fixtures' job: 4242 on node[01-04]; the window [09:00 - 15m, 09:51:12 + 5m] gives these
 # nanosecond starts: the window's, then page 1's and page 2's last entries.
@@ -61,14 +52,8 @@ cat > "$WORK/routes.json" <<JSON
 JSON
 
 bash "$SRC/tests/http/make-cert.sh" "$WORK/certs"
-serve() {  # port file, log file, extra args
-  python3 "$SRC/tests/http/serve.py" --routes "$WORK/routes.json" --port-file "$1" --log "$2" "${@:3}" &
-  PIDS+=($!)
-  for _ in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.1; done
-  fail "serve.py did not start"
-}
-serve "$WORK/http.port" "$WORK/http.log"
-serve "$WORK/https.port" "$WORK/https.log" --tls-cert "$WORK/certs/server.pem" --tls-key "$WORK/certs/server-key.pem"
+serve "$WORK/routes.json" "$WORK/http.port" "$WORK/http.log"
+serve "$WORK/routes.json" "$WORK/https.port" "$WORK/https.log" --tls-cert "$WORK/certs/server.pem" --tls-key "$WORK/certs/server-key.pem"
 HTTP="http://127.0.0.1:$(cat "$WORK/http.port")"
 HTTPS="https://127.0.0.1:$(cat "$WORK/https.port")"
 echo "serving on $HTTP and $HTTPS" >&2
@@ -157,9 +142,7 @@ for name in main later f429; do
 done
 ! grep -rqF "$TOKEN" "$B" || fail "the token appears in a bundle"
 echo "ok: the token is in no bundle" >&2
-for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-PIDS=()
+stop_servers
 for name in main later f429; do
   set +e
   "$ATTR" diagnose --format json --replay "$B/$name" > "$B/$name.replay.json" 2>/dev/null
