@@ -81,7 +81,8 @@ Status parse_kueue(const TomlReader& r, KueueConfig& k) {
 }
 
 Status parse_slurm(const TomlReader& r, SlurmConfig& s) {
-  if (auto st = r.only_keys({"mode", "url", "token_env", "token_file", "user", "api", "ca_file"}); !st) return st;
+  if (auto st = r.only_keys({"mode", "url", "token_env", "token_file", "user", "api", "ca_file", "timeout"}); !st)
+    return st;
   s.line = r.line();
   for (auto [key, out] : {std::pair{"mode", &s.mode}, std::pair{"url", &s.url}, std::pair{"token_env", &s.token_env},
                           std::pair{"token_file", &s.token_file}, std::pair{"user", &s.user}, std::pair{"api", &s.api},
@@ -89,6 +90,13 @@ Status parse_slurm(const TomlReader& r, SlurmConfig& s) {
     std::optional<std::string> v;
     ATTRIBUTION_TRY(v, r.str(key));
     if (v) *out = *v;
+  }
+  std::optional<std::string> t;
+  ATTRIBUTION_TRY(t, r.str("timeout"));
+  if (t) {
+    auto d = parse_duration(*t);
+    if (!d || *d <= 0) return r.error("timeout", fmt::format("'{}' is not a positive duration", *t));
+    s.timeout = *d;
   }
   if (s.mode != "cli" && s.mode != "rest") return r.error("mode", fmt::format("mode '{}' is not one of cli, rest", s.mode));
   if (s.mode == "rest" && s.url.empty()) return r.error("url", "mode = \"rest\" needs url = \"http://slurmrestd:6820\"");

@@ -55,6 +55,7 @@ struct SlurmConfig {
   std::string user;        // rest: X-SLURM-USER-NAME (default: $USER)
   std::string api;         // rest: "v0.0.38" .. ; empty: newest the server answers
   std::string ca_file;     // rest: CA bundle for https
+  Micros timeout = 30 * kMicrosPerSecond;  // each command, each request
   long line = 0;
 };
 

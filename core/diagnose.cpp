@@ -130,7 +130,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   lap("load config and rules");
 
   // The transports: real, replayed from the bundle, or recorded on their way through.
-  ProcessRunner real_runner;
+  ProcessRunner real_runner(in.config.slurm.timeout);
   CurlHttpClient real_http;
   DiskFileLister disk;
   ReplayRunner replay_runner;

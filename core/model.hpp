@@ -77,6 +77,7 @@ struct Finding {
   int64_t count = 1;
   std::map<std::string, std::string> fields;  // named captures
   std::vector<Evidence> evidence;             // first, and last when folded
+  size_t input_order = 0;  // position in the scan's output (source order): equal lines keep the first
 };
 
 }  // namespace attribution

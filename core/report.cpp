@@ -65,6 +65,22 @@ std::string where(const std::string& host, int gpu, const std::string& pci, int 
   return s;
 }
 
+// Repeated lines are not a failure of the source, but its entry says they were counted once.
+void note_duplicates(const std::map<std::pair<std::string, std::string>, int64_t>& duplicates,
+                     std::vector<SourceCoverage>& sources) {
+  for (const auto& [names, lines] : duplicates)
+    for (auto& s : sources) {
+      if (s.name != names.first) continue;
+      std::string note = names.first == names.second
+                             ? fmt::format("{} matching line(s) repeat lines of another of its files "
+                                           "(same host, time and text): counted once", lines)
+                             : fmt::format("{} matching line(s) repeat lines of source '{}' (same host, time and "
+                                           "text): counted once", lines, names.second);
+      s.problems.push_back(note);
+      if (s.status == SourceStatus::ok && s.reason.empty()) s.reason = note;
+    }
+}
+
 Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, const RuleSet& rules,
                     std::vector<SourceCoverage> sources) {
   Report r;
@@ -74,6 +90,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   r.ruleset_digest = rules.digest;
   r.benign_lines = t.benign;
   r.other_host_lines = t.other_hosts;
+  note_duplicates(t.duplicates, sources);
   const auto& F = t.findings;
   EvidencePool pool;
   auto evidence_of = [&](const Finding& f, std::vector<std::string>& keys) {

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -18,8 +20,18 @@ namespace {
 
 constexpr int kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
 
+// Matching lines of one host whose own time lies outside the window: a host whose every matching
+// line does is likely a host with its clock (or its source's time zone) off.
+struct OutsideWindow {
+  int64_t count = 0;
+  Micros nearest = 0;       // signed distance to the window of the closest one: < 0 before, > 0 after
+  Micros nearest_time = 0;  // its time
+};
+
 struct FileScan {
   std::vector<Finding> findings;
+  std::map<std::string, OutsideWindow> outside;  // by host
+  int64_t not_kept = 0;  // matching lines past kMaxFindingsPerFile distinct findings: counted only
   int64_t bytes = 0;
   std::string problem;  // why the file was skipped or only partly read
   bool failed = false;
@@ -44,6 +56,36 @@ std::string evidence_text(std::string_view line) {
   size_t cut = kMaxEvidenceText;
   while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
   return sanitize_utf8(line.substr(0, cut)) + fmt::format(" [... {} more bytes]", line.size() - cut);
+}
+
+// Within this distance of the window, a host's out-of-window lines look like a clock offset rather
+// than another day's history.
+constexpr Micros kClockSuspectSpan = 3 * 3600 * kMicrosPerSecond;
+
+std::string clock_suspect(const std::string& host, const OutsideWindow& o, const Workload& w) {
+  constexpr Micros kMinute = 60 * kMicrosPerSecond;
+  const bool before = o.nearest < 0;
+  std::string out = fmt::format("{}: {} matching line(s) lie outside the window (the nearest {} min {} it), none "
+                                "inside: is its clock or this source's time zone off?",
+                                host.empty() ? "(no host)" : host, o.count, (std::abs(o.nearest) + kMinute - 1) / kMinute,
+                                before ? "before" : "after");
+  // The margin that would take the nearest one in, counted from the job's start or end as the flags are.
+  const std::optional<Micros>& edge = before ? w.start : w.end;
+  if (edge) {
+    Micros margin = before ? *edge - o.nearest_time : o.nearest_time - *edge;
+    out += fmt::format(" {} {}m takes it in", before ? "--before" : "--after", margin / kMinute + 1);
+  }
+  return out;
+}
+
+std::string hosts_without_data(const std::vector<std::string>& nodes, const SourceCoverage& cov) {
+  std::vector<std::string> missing;
+  for (const auto& n : nodes)
+    if (!std::binary_search(cov.hosts_covered.begin(), cov.hosts_covered.end(), n)) missing.push_back(n);
+  std::string names;
+  for (size_t i = 0; i < missing.size() && i < 5; ++i) names += (i ? ", " : "") + missing[i];
+  if (missing.size() > 5) names += fmt::format(" and {} more", missing.size() - 5);
+  return fmt::format("no data from {} of {} host(s): {}", missing.size(), nodes.size(), names);
 }
 
 class FileScanner {
@@ -318,7 +360,6 @@ class FileScanner {
     if (!t) t = time_of(prefix);
     f.time_inferred = !t;
     f.first_seen = f.last_seen = t ? *t : inferred_time(pos);
-    if (t && w_.window_known && !w_.window.contains(*t)) return;
     auto field = [&](const char* k) -> std::string {
       auto it = f.fields.find(k);
       return it == f.fields.end() ? std::string() : it->second;
@@ -335,6 +376,12 @@ class FileScanner {
     if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
     if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    if (t && w_.window_known && !w_.window.contains(*t)) {
+      Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
+      OutsideWindow& o = out.outside[f.host];
+      if (o.count++ == 0 || std::abs(d) < std::abs(o.nearest)) o.nearest = d, o.nearest_time = *t;
+      return;
+    }
     // A burst folds here already, so memory grows with distinct findings, not with repeated lines
     // (800,000 identical Xid lines are one finding); the timeline folds again across files.
     auto key = std::make_tuple(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid, f.time_inferred);
@@ -366,6 +413,10 @@ class FileScanner {
       prev->last_seen = std::max(prev->last_seen, f.last_seen);
       if (prev->evidence.size() < 2) prev->evidence.push_back(std::move(e));
       else prev->evidence.back() = std::move(e);
+      return;
+    }
+    if (out.findings.size() >= kMaxFindingsPerFile) {  // a memory bound against hostile input
+      ++out.not_kept;
       return;
     }
     f.evidence.push_back(std::move(e));
@@ -416,15 +467,30 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   ScanResult out;
   if (record)
     for (auto& r : results) out.extracts.push_back(std::move(r.extract));
-  std::vector<int64_t> failed(c.sources.size(), 0);
+  std::vector<int64_t> failed(c.sources.size(), 0), empty(c.sources.size(), 0);
+  std::vector<std::map<std::string, OutsideWindow>> outside(c.sources.size());
+  std::vector<std::set<std::string>> inside(c.sources.size());  // hosts with a matching line in the window
   for (size_t i = 0; i < results.size(); ++i) {
-    SourceCoverage& cov = c.coverage[c.files[i].source];
+    const size_t s = c.files[i].source;
+    SourceCoverage& cov = c.coverage[s];
     FileScan& r = results[i];
     cov.files += 1;
     if (!c.files[i].text) cov.bytes += r.bytes;  // inline text: its collector counted what it received
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
-    if (r.failed) ++failed[c.files[i].source];
-    for (const auto& f : r.findings) cov.records += f.count;  // lines, folded or not
+    if (r.failed) ++failed[s];
+    if (!r.failed && r.bytes == 0) ++empty[s];
+    if (r.not_kept > 0)
+      cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
+                                         c.files[i].path, kMaxFindingsPerFile, r.not_kept));
+    for (const auto& [host, o] : r.outside) {
+      OutsideWindow& t = outside[s][host];
+      if (t.count == 0 || std::abs(o.nearest) < std::abs(t.nearest)) t.nearest = o.nearest, t.nearest_time = o.nearest_time;
+      t.count += o.count;
+    }
+    for (const auto& f : r.findings) {
+      cov.records += f.count;  // lines, folded or not
+      if (!f.time_inferred) inside[s].insert(f.host);
+    }
     for (auto& f : r.findings) {
       if (!f.time_inferred) {
         out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
@@ -441,10 +507,16 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   for (size_t s = 0; s < c.sources.size(); ++s) {
     SourceCoverage& cov = c.coverage[s];
     std::sort(cov.hosts_covered.begin(), cov.hosts_covered.end());
+    for (const auto& [host, o] : outside[s])
+      if (!inside[s].count(host) && std::abs(o.nearest) <= kClockSuspectSpan)
+        cov.problems.push_back(clock_suspect(host, o, workload));
     if (cov.status != SourceStatus::ok) continue;  // a collector already said what went wrong
     if (cov.files == 0) {
       cov.status = SourceStatus::empty;
       cov.reason = cov.problems.empty() ? "no files" : cov.problems.front();
+    } else if (empty[s] == cov.files) {
+      cov.status = SourceStatus::empty;
+      cov.reason = fmt::format("{} file(s), all empty", cov.files);
     } else if (failed[s] == cov.files) {
       cov.status = SourceStatus::error;
       cov.reason = cov.problems.front();
@@ -453,7 +525,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
       cov.reason = fmt::format("{} problem(s); first: {}", cov.problems.size(), cov.problems.front());
     } else if (cov.hosts_expected > 0 && static_cast<int64_t>(cov.hosts_covered.size()) < cov.hosts_expected) {
       cov.status = SourceStatus::ok;
-      cov.reason = "some hosts had no matching lines";
+      cov.reason = hosts_without_data(workload.nodes, cov);
     }
   }
   return out;

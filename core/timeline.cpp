@@ -32,6 +32,38 @@ auto sort_key(const Finding& f, const RuleSet& rules) {
                          std::cref(f.pci), std::cref(f.evidence.front().location));
 }
 
+std::string_view location_path(const Finding& f) {
+  std::string_view l = f.evidence.front().location;
+  return l.substr(0, l.rfind(':'));
+}
+
+// The same lines read from two inputs make findings equal in everything but their location: same
+// rule, host, GPU, rank, peer, own times, count and text. `kept` is sorted so that they are adjacent.
+void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string, std::string>, int64_t>& duplicates) {
+  auto same_lines = [](const Finding& a, const Finding& b) {
+    return !a.time_inferred && !b.time_inferred &&
+           std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer, a.first_seen, a.last_seen, a.count) ==
+               std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer, b.first_seen, b.last_seen, b.count) &&
+           a.evidence.front().text == b.evidence.front().text && a.evidence.back().text == b.evidence.back().text &&
+           location_path(a) != location_path(b);
+  };
+  std::vector<Finding> out;
+  size_t group = 0;  // first finding in `out` with the current (rule, ..., first_seen)
+  for (auto& f : kept) {
+    auto key = [](const Finding& x) { return std::tie(x.rule, x.host, x.pci, x.gpu, x.rank, x.peer, x.first_seen); };
+    if (group < out.size() && key(out[group]) != key(f)) group = out.size();
+    bool dup = false;
+    for (size_t i = group; i < out.size() && !dup; ++i)
+      if (same_lines(out[i], f)) {
+        if (f.input_order < out[i].input_order) std::swap(out[i], f);
+        duplicates[{f.evidence.front().source, out[i].evidence.front().source}] += f.count;
+        dup = true;
+      }
+    if (!dup) out.push_back(std::move(f));
+  }
+  kept = std::move(out);
+}
+
 }  // namespace
 
 Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload) {
@@ -63,6 +95,7 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   // 2. Fill in what each finding lacks.
   std::vector<Finding> kept;
   kept.reserve(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) raw[i].input_order = i;
   for (auto& f : raw) {
     const Rule& rule = rules.rules[f.rule];
     if (rule.role == Role::benign) {
@@ -103,6 +136,7 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
            (std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer) == std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer) &&
             sort_key(a, rules) < sort_key(b, rules));
   });
+  drop_duplicates(kept, out.duplicates);
   std::vector<Finding> folded;
   for (auto& f : kept) {
     if (!folded.empty()) {

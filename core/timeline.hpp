@@ -14,6 +14,9 @@ struct Timeline {
   std::vector<Finding> findings;  // sorted by (first_seen, rule id, host, rank, gpu, pci, location)
   int64_t benign = 0;             // lines of known noise dropped
   int64_t other_hosts = 0;        // lines about nodes outside the workload, dropped
+  // Lines two inputs both carry (kern.log and syslog, a file and Loki): counted once, at the
+  // first input. Key: (source that repeated them, source kept), value: lines.
+  std::map<std::pair<std::string, std::string>, int64_t> duplicates;
 };
 
 Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload);

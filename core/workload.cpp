@@ -77,7 +77,7 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
       if (!token) return token.error();
       const char* user = std::getenv("USER");
       SlurmRestOptions rest{config.slurm.url, config.slurm.user.empty() ? (user ? user : "root") : config.slurm.user,
-                            *token, config.slurm.api, config.slurm.ca_file};
+                            *token, config.slurm.api, config.slurm.ca_file, config.slurm.timeout};
       sw = resolve_slurm_workload_rest(*req.job, transports.http, rest, opt);
     } else {
       sw = resolve_slurm_workload(*req.job, runner, opt);

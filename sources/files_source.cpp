@@ -1,6 +1,7 @@
 #include "sources/files_source.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <glob.h>
@@ -58,6 +59,19 @@ bool is_system_log_name(const std::string& path) {
   return RE2::PartialMatch(fs::path(path).filename().string(), re);
 }
 
+namespace {
+// glob(3)'s error callback has no user pointer, hence a thread-local list.
+std::vector<std::string>& glob_errors() {
+  thread_local std::vector<std::string> errors;
+  return errors;
+}
+
+int on_glob_error(const char* path, int err) {
+  glob_errors().push_back(fmt::format("{}: {}", path, std::strerror(err)));
+  return 0;  // keep going: other directories may be readable
+}
+}  // namespace
+
 std::vector<InputFile> list_source_files(const SourceConfig& source, size_t index, const std::string& base_dir,
                                          const Workload& workload, SourceCoverage& cov) {
   std::vector<InputFile> out;
@@ -79,13 +93,16 @@ std::vector<InputFile> list_source_files(const SourceConfig& source, size_t inde
     any_host_template |= tmpl.find("{host}") != std::string::npos;
     RE2 re("^" + forms.regex + "$");
     glob_t g{};
-    int rc = ::glob(forms.glob.c_str(), GLOB_NOSORT, nullptr, &g);
+    glob_errors().clear();
+    int rc = ::glob(forms.glob.c_str(), GLOB_NOSORT, on_glob_error, &g);
     std::vector<std::string> matches;
     if (rc == 0)
       for (size_t i = 0; i < g.gl_pathc; ++i) matches.emplace_back(g.gl_pathv[i]);
     globfree(&g);
     std::sort(matches.begin(), matches.end());
-    if (matches.empty()) cov.problems.push_back(fmt::format("{}: no file matches", raw));
+    // A directory the glob could not read hides its files: say so rather than "no file matches".
+    for (const auto& e : glob_errors()) cov.problems.push_back(fmt::format("{}: {} (files below it are not read)", raw, e));
+    if (matches.empty() && glob_errors().empty()) cov.problems.push_back(fmt::format("{}: no file matches", raw));
     for (const auto& m : matches) {
       std::error_code ec;
       if (fs::is_directory(m, ec) || !seen.insert(m).second) continue;
@@ -135,6 +152,14 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
         }
         std::error_code fec;
         if (it->is_regular_file(fec)) files.push_back(it->path().string());
+        if (it->is_directory(fec) && !it->is_symlink(fec)) {
+          // Unreadable directories would be skipped silently: open each first, and name the ones that fail.
+          fs::directory_iterator probe(it->path(), fec);
+          if (fec) {
+            cov.problems.push_back(fmt::format("{}: {} (files below it are not read)", it->path().string(), fec.message()));
+            it.disable_recursion_pending();
+          }
+        }
       }
       std::sort(files.begin(), files.end());
     } else if (fs::exists(root, ec)) {

@@ -200,6 +200,8 @@ Result<Workload> resolve_slurm_workload_rest(const std::string& job_text, HttpCl
                                       "X-SLURM-USER-TOKEN: " + rest.token};
   HttpOptions options;
   options.ca_file = rest.ca_file;
+  options.timeout = rest.timeout;
+  options.connect_timeout = std::min(options.connect_timeout, rest.timeout);
   std::string base = rest.url;
   while (!base.empty() && base.back() == '/') base.pop_back();
   std::vector<std::string> apis = rest.api.empty() ? std::vector<std::string>{"v0.0.41", "v0.0.40", "v0.0.39", "v0.0.38"}

@@ -29,6 +29,7 @@ class HttpClient;
 struct SlurmRestOptions {
   std::string url, user, token, api;  // token: the JWT itself, read by the caller
   std::string ca_file;
+  Micros timeout = 30 * kMicrosPerSecond;  // each request
 };
 // slurmrestd: /slurmdb/<api>/job/<id> (accounting), /slurm/<api>/job/<id> (recent jobs),
 // /slurm/<api>/nodes (node reasons). Without `api`, tries the newest versions first.
