@@ -333,11 +333,11 @@ Result<LoadedBundle> read_bundle(const std::string& dir) {
   simdjson::dom::parser ip;
   element index;
   if (!index_text || ip.parse(simdjson::padded_string(*index_text)).get(index) != simdjson::SUCCESS)
-    return make_error(ErrorKind::input, "the bundle's index bundle.json is missing or unreadable", dir);
+    return make_error(ErrorKind::usage, "the bundle's index bundle.json is missing or unreadable", dir);
   BundleContents& b = out.contents;
   element req;
   if (index["request"].get(req) != simdjson::SUCCESS)
-    return make_error(ErrorKind::input, "the bundle's index bundle.json has no request", dir);
+    return make_error(ErrorKind::usage, "the bundle's index bundle.json has no request", dir);
   b.request.job = opt_str(req, "job");
   b.request.logs = strings(req, "logs");
   b.request.nodes = opt_str(req, "nodes");

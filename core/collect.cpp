@@ -45,13 +45,22 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
     auto files = lister.list_adhoc(adhoc_logs, i, workload, c.coverage[i]);
     c.files.insert(c.files.end(), files.begin(), files.end());
   }
-  if (!workload.facts.empty()) {
+  if (!workload.facts.empty() || !workload.problems.empty()) {
     size_t i = add_source(workload.scheduler, workload.scheduler, "scheduler", TimeZone::utc(), std::nullopt);
+    SourceCoverage& cov = c.coverage[i];
     std::string text;
     for (const auto& f : workload.facts) text += f.text + "\n";
-    c.coverage[i].bytes = static_cast<int64_t>(text.size());
-    InputFile f{workload.facts.front().origin, i, "", -1, std::make_shared<const std::string>(std::move(text))};
-    c.files.push_back(std::move(f));
+    cov.bytes = static_cast<int64_t>(text.size());
+    if (!workload.problems.empty()) {
+      cov.problems = workload.problems;
+      cov.status = SourceStatus::partial;
+      cov.reason = workload.problems.size() == 1 ? workload.problems.front()
+                                                 : fmt::format("{} problem(s); first: {}", workload.problems.size(),
+                                                               workload.problems.front());
+    }
+    if (!workload.facts.empty())
+      c.files.push_back(InputFile{workload.facts.front().origin, i, "", -1,
+                                  std::make_shared<const std::string>(std::move(text))});
   }
   if (adhoc_logs.empty() && !workload.log_paths.empty()) {
     // The job's own stdout/stderr: what a login-node user has without any configuration.

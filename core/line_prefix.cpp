@@ -45,6 +45,8 @@ bool clock(std::string_view s, size_t& i, CivilTime& t) {
   return true;
 }
 
+constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
+
 bool host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
 
 bool is_level_word(std::string_view w) {
@@ -76,7 +78,7 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   }
   if (s[a] != ' ') return i;
   std::string_view word = s.substr(i, a - i);
-  if (is_level_word(word)) return i;
+  if (is_level_word(word) || word.size() > kMaxHostName) return i;
   size_t e = tag_end(a + 1);
   if (!e) return i;
   p.host = word;
@@ -87,7 +89,7 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
 bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   size_t a = i;
   while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_')) ++a;
-  if (a == i || a >= s.size() || s[a] != ':') return false;
+  if (a == i || a - i > kMaxHostName || a >= s.size() || s[a] != ':') return false;
   size_t b = a + 1;
   int64_t pid, tid, dev;
   if (!number(s, b, &pid) || b >= s.size() || s[b] != ':') return false;

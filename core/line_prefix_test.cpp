@@ -125,3 +125,13 @@ TEST_CASE("garbage prefixes parse to nothing without crashing") {
     CHECK(p.message_offset <= std::string_view(s).size());
   }
 }
+
+TEST_CASE("a word longer than a DNS name is not a host") {
+  // Found by the fault matrix: a 16 MiB line after a collector stamp made its first word the host,
+  // so the finding was dropped as another node's.
+  std::string huge = "2025-05-06T10:07:00Z " + std::string(300, 'x') + " RuntimeError: CUDA error";
+  CHECK(parse_line_prefix(huge).host.empty());
+  std::string nccl = std::string(300, 'h') + ":1:2 [0] NCCL WARN x";
+  CHECK(parse_line_prefix(nccl).host.empty());
+  CHECK(parse_line_prefix("2025-05-06T10:07:00Z gpu-node01 kernel: x").host == "gpu-node01");
+}

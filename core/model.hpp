@@ -37,6 +37,9 @@ struct Workload {
   };
   std::vector<Pod> pods;
   std::string workdir;
+  // What the scheduler answered only in part (an unknown schema version, a missing node list):
+  // the scheduler's sources[] entry is then partial and says so.
+  std::vector<std::string> problems;
   bool window_known = false;        // false: --logs without --start/--end until the scan derives it
 };
 
@@ -54,6 +57,7 @@ struct SourceCoverage {
   std::vector<std::string> hosts_covered;
   int64_t hosts_expected = 0;
   std::vector<std::string> problems;  // per-file reasons (unreadable, binary, ...)
+  int64_t lines_not_kept = 0;  // matching lines past the findings bound (counted, not kept)
 };
 
 struct Evidence {
@@ -64,6 +68,7 @@ struct Evidence {
   int rank = -1;
   std::string location;  // path:line
   std::string text;      // the line (sanitised, truncated)
+  bool cut = false;      // the line was longer than the report keeps (kMaxEvidenceText)
 };
 
 // One rule hit, or a burst of them folded together.

@@ -140,6 +140,15 @@ std::string render_json(const Report& r) {
   }
   j.end_array();
 
+  const Limits& l = r.limits;
+  j.key("limits").begin_object();
+  for (auto [k, v] : {std::pair{"evidence_text_bytes", l.evidence_text_bytes}, {"evidence_per_finding", l.evidence_per_finding},
+                      {"evidence_per_symptom", l.evidence_per_symptom}, {"findings", l.findings},
+                      {"findings_per_file", l.findings_per_file}, {"texts_cut", l.texts_cut},
+                      {"lines_not_kept", l.lines_not_kept}})
+    j.key(k).value(v);
+  j.end_object();
+
   j.key("ruleset").begin_object();
   j.key("rules").value(r.rule_count);
   j.field("digest", r.ruleset_digest);

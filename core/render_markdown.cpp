@@ -97,6 +97,10 @@ std::string render_markdown(const Report& r) {
                      s.hosts_expected ? fmt::format("{}/{}", s.hosts_covered.size(), s.hosts_expected)
                                       : std::to_string(s.hosts_covered.size()),
                      cell(s.reason)));
+  if (std::string hit = limits_hit(r.limits); !hit.empty()) {
+    line("");
+    line("Limits: " + hit);
+  }
   line("");
   line(fmt::format("Ruleset: {} rules, sha256 `{}`. Inputs sha256 `{}`.", r.rule_count, r.ruleset_digest, r.inputs_digest));
   return o;

@@ -106,6 +106,10 @@ std::string render_text(const Report& r) {
     line(fmt::format("  {:<14} {:<8} {:<8} {} file(s), {} bytes, {} record(s){}{}", s.name, s.kind, to_string(s.status),
                      s.files, s.bytes, s.records, hosts, s.reason.empty() ? "" : " - " + s.reason));
   }
+  if (std::string hit = limits_hit(r.limits); !hit.empty()) {
+    line("");
+    line("Limits: " + hit);
+  }
   line("");
   line(fmt::format("ruleset {} rules sha256:{} | inputs sha256:{}", r.rule_count, r.ruleset_digest.substr(0, 16),
                    r.inputs_digest.substr(0, 16)));

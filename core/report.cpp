@@ -6,6 +6,8 @@
 #include <set>
 
 #include "core/digest.hpp"
+#include "core/limits.hpp"
+#include "core/render.hpp"
 
 namespace attribution {
 namespace {
@@ -32,7 +34,7 @@ class EvidencePool {
       const Evidence& e = v[i].second;
       std::string id = fmt::format("E{}", i + 1);
       ids[v[i].first] = id;
-      out->push_back(ReportEvidence{id, e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text});
+      out->push_back(ReportEvidence{id, e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text, e.cut});
     }
     return ids;
   }
@@ -65,6 +67,29 @@ std::string where(const std::string& host, int gpu, const std::string& pci, int 
   return s;
 }
 
+std::string limits_hit(const Limits& l) {
+  std::string out;
+  if (l.texts_cut > 0) out += fmt::format("{} evidence text(s) cut at {} bytes", l.texts_cut, l.evidence_text_bytes);
+  if (l.lines_not_kept > 0)
+    out += fmt::format("{}{} matching line(s) counted but not kept (over {} distinct findings per file; see sources)",
+                       out.empty() ? "" : "; ", l.lines_not_kept, l.findings_per_file);
+  return out;
+}
+
+namespace {
+
+Limits limits_of(const std::vector<ReportEvidence>& evidence, const std::vector<SourceCoverage>& sources) {
+  Limits l;
+  l.evidence_text_bytes = static_cast<int64_t>(kMaxEvidenceText);
+  l.evidence_per_symptom = static_cast<int64_t>(kEvidencePerSymptom);
+  l.findings = static_cast<int64_t>(kMaxFindings);
+  int64_t files = 0;
+  for (const auto& s : sources) files += s.files, l.lines_not_kept += s.lines_not_kept;
+  l.findings_per_file = static_cast<int64_t>(findings_per_file(static_cast<size_t>(files)));
+  for (const auto& e : evidence) l.texts_cut += e.cut;
+  return l;
+}
+
 // Repeated lines are not a failure of the source, but its entry says they were counted once.
 void note_duplicates(const std::map<std::pair<std::string, std::string>, int64_t>& duplicates,
                      std::vector<SourceCoverage>& sources) {
@@ -80,6 +105,8 @@ void note_duplicates(const std::map<std::pair<std::string, std::string>, int64_t
       if (s.status == SourceStatus::ok && s.reason.empty()) s.reason = note;
     }
 }
+
+}  // namespace
 
 Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, const RuleSet& rules,
                     std::vector<SourceCoverage> sources) {
@@ -269,6 +296,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   int64_t bytes = 0;
   for (const auto& s : sources) bytes += s.bytes;
   r.usable_data = bytes > 0 || !F.empty();
+  r.limits = limits_of(r.evidence, sources);
   r.sources = std::move(sources);
   return r;
 }

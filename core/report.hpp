@@ -20,6 +20,19 @@ struct ReportEvidence {
   std::string source, host;
   int rank = -1;
   std::string location, text;
+  bool cut = false;  // text cut at Limits::evidence_text_bytes, with a "[... N more bytes]" marker
+};
+
+// The bounds that keep a report and the tool's memory small (docs/reliability.md), and how often
+// this run hit them. Always present, so consumers see the bounds a report was made under.
+struct Limits {
+  int64_t evidence_text_bytes = 0;   // longest evidence text kept per line
+  int64_t evidence_per_finding = 2;  // first and last line of a folded burst (count says how many)
+  int64_t evidence_per_symptom = 0;  // evidence lines listed per symptom
+  int64_t findings = 0;              // distinct findings kept in all, shared out over the files
+  int64_t findings_per_file = 0;     // this run's share per file
+  int64_t texts_cut = 0;             // evidence texts cut in this report
+  int64_t lines_not_kept = 0;        // matching lines past the findings bound: counted, not kept
 };
 
 struct ReportRootCause {
@@ -68,6 +81,7 @@ struct Report {
   std::vector<AffectedNode> affected_nodes;
   std::vector<ReportEvidence> evidence;
   std::vector<SourceCoverage> sources;
+  Limits limits;
   size_t rule_count = 0;
   std::string ruleset_digest, inputs_digest;
   int64_t benign_lines = 0, other_host_lines = 0;

@@ -31,7 +31,7 @@ struct OutsideWindow {
 struct FileScan {
   std::vector<Finding> findings;
   std::map<std::string, OutsideWindow> outside;  // by host
-  int64_t not_kept = 0;  // matching lines past kMaxFindingsPerFile distinct findings: counted only
+  int64_t not_kept = 0;  // matching lines past the file's share of distinct findings: counted only
   int64_t bytes = 0;
   std::string problem;  // why the file was skipped or only partly read
   bool failed = false;
@@ -90,8 +90,9 @@ std::string hosts_without_data(const std::vector<std::string>& nodes, const Sour
 
 class FileScanner {
  public:
-  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w, bool record)
-      : file_(file), src_(src), m_(m), w_(w), record_(record && !file.text && !file.extract) {
+  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w, bool record,
+              size_t max_findings)
+      : file_(file), src_(src), m_(m), w_(w), record_(record && !file.text && !file.extract), max_findings_(max_findings) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
@@ -398,6 +399,7 @@ class FileScanner {
     e.host = f.host;
     e.rank = f.rank;
     e.location = fmt::format("{}:{}", file_.path, line_no);
+    e.cut = line.size() > kMaxEvidenceText;
     if (text.size() == line.size()) {
       e.text = evidence_text(line);
     } else {  // a block: its lines joined by " | "
@@ -405,6 +407,7 @@ class FileScanner {
         size_t b = text.find('\n', a);
         if (b == std::string_view::npos) b = text.size();
         e.text += (a ? " | " : "") + evidence_text(text.substr(a, b - a));
+        e.cut |= b - a > kMaxEvidenceText;
         a = b + 1;
       }
     }
@@ -415,7 +418,7 @@ class FileScanner {
       else prev->evidence.back() = std::move(e);
       return;
     }
-    if (out.findings.size() >= kMaxFindingsPerFile) {  // a memory bound against hostile input
+    if (out.findings.size() >= max_findings_) {  // a memory bound against hostile input
       ++out.not_kept;
       return;
     }
@@ -432,6 +435,7 @@ class FileScanner {
   std::string stream_;
   std::string_view buf_;
   bool record_;
+  size_t max_findings_;
   std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
@@ -445,13 +449,14 @@ class FileScanner {
 
 ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record,
                 ScanProgress* progress) {
+  const size_t per_file = findings_per_file(c.files.size());
   std::vector<FileScan> results(c.files.size());
   std::atomic<size_t> next{0};
   if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
-      results[i] = FileScanner(f, c.sources[f.source], matcher, workload, record).run();
+      results[i] = FileScanner(f, c.sources[f.source], matcher, workload, record, per_file).run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
         progress->files_done += 1;
@@ -479,9 +484,10 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++failed[s];
     if (!r.failed && r.bytes == 0) ++empty[s];
+    cov.lines_not_kept += r.not_kept;
     if (r.not_kept > 0)
       cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
-                                         c.files[i].path, kMaxFindingsPerFile, r.not_kept));
+                                         c.files[i].path, per_file, r.not_kept));
     for (const auto& [host, o] : r.outside) {
       OutsideWindow& t = outside[s][host];
       if (t.count == 0 || std::abs(o.nearest) < std::abs(t.nearest)) t.nearest = o.nearest, t.nearest_time = o.nearest_time;

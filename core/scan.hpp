@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/collect.hpp"
+#include "core/limits.hpp"
 #include "core/matcher.hpp"
 #include "core/model.hpp"
 
@@ -27,11 +28,5 @@ struct ScanProgress {
 
 ScanResult scan(Collection& collection, const Matcher& matcher, const Workload& workload, int threads,
                 bool record = false, ScanProgress* progress = nullptr);
-
-// Exposed for tests: the maximum evidence text kept per line.
-constexpr size_t kMaxEvidenceText = 2048;
-// Distinct findings kept per file (a burst folds into one); past it, matching lines are only
-// counted, and the file's source says so. Bounds memory against a hostile or pathological log.
-constexpr size_t kMaxFindingsPerFile = 100'000;
 
 }  // namespace attribution

@@ -32,20 +32,22 @@ auto sort_key(const Finding& f, const RuleSet& rules) {
                          std::cref(f.pci), std::cref(f.evidence.front().location));
 }
 
-std::string_view location_path(const Finding& f) {
-  std::string_view l = f.evidence.front().location;
-  return l.substr(0, l.rfind(':'));
+// Equal, or one is the other behind a collector's prefix (Loki's lines carry "<time> <host> loki: ").
+bool same_text(std::string_view a, std::string_view b) {
+  if (a.size() < b.size()) std::swap(a, b);
+  return a.size() >= b.size() && a.substr(a.size() - b.size()) == b && (a.size() == b.size() || a[a.size() - b.size() - 1] == ' ');
 }
 
-// The same lines read from two inputs make findings equal in everything but their location: same
-// rule, host, GPU, rank, peer, own times, count and text. `kept` is sorted so that they are adjacent.
+// The same lines read from two inputs (or one file read by two sources) make findings equal in
+// everything but their location: same rule, host, GPU, rank, peer, own times, count and text. One
+// input's findings cannot be equal: a burst folds while scanning. `kept` is sorted so that they are adjacent.
 void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string, std::string>, int64_t>& duplicates) {
   auto same_lines = [](const Finding& a, const Finding& b) {
     return !a.time_inferred && !b.time_inferred &&
            std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer, a.first_seen, a.last_seen, a.count) ==
                std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer, b.first_seen, b.last_seen, b.count) &&
-           a.evidence.front().text == b.evidence.front().text && a.evidence.back().text == b.evidence.back().text &&
-           location_path(a) != location_path(b);
+           same_text(a.evidence.front().text, b.evidence.front().text) &&
+           same_text(a.evidence.back().text, b.evidence.back().text);
   };
   std::vector<Finding> out;
   size_t group = 0;  // first finding in `out` with the current (rule, ..., first_seen)

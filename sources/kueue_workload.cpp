@@ -72,6 +72,12 @@ Workload workload_from_kueue(const KueueWorkload& wl, const std::vector<KubePod>
   std::sort(pods.begin(), pods.end(), [](const KubePod& a, const KubePod& b) { return a.name < b.name; });
   w.id = wl.ns + "/" + wl.name;
   w.scheduler = "kueue";
+  // formats.md knows v1beta1 and v1beta2; another version is read where its fields are found.
+  if (!wl.api_version.empty() && wl.api_version != "kueue.x-k8s.io/v1beta1" && wl.api_version != "kueue.x-k8s.io/v1beta2")
+    w.problems.push_back(fmt::format("{}: apiVersion {} is not one this version knows (kueue.x-k8s.io/v1beta1, "
+                                     "v1beta2); fields were read where they were found",
+                                     origin, wl.api_version));
+  if (pods_in.empty()) w.problems.push_back(fmt::format("{}: no pods found for the workload", origin));
   const KubeOwnerRef* owner = owner_of(wl);
   w.name = owner ? owner->name : wl.name;
   std::set<std::string> nodes;

@@ -49,6 +49,11 @@ Result<std::vector<MetricSeries>> parse_query_range(std::string_view body) {
     if (doc["error"].get(error) != simdjson::SUCCESS) error = "(no message)";
     return make_error(ErrorKind::input, fmt::format("Prometheus error {}: {}", type, error));
   }
+  // query_range answers a range matrix; anything else (a proxy rewriting to /query, a newer API)
+  // would silently read as "no series".
+  std::string_view result_type;
+  if (doc["data"]["resultType"].get(result_type) == simdjson::SUCCESS && result_type != "matrix")
+    return make_error(ErrorKind::input, fmt::format("resultType \"{}\", expected \"matrix\"", result_type));
   simdjson::dom::array result;
   if (doc["data"]["result"].get(result) != simdjson::SUCCESS) return make_error(ErrorKind::input, "no data.result array");
   std::vector<MetricSeries> out;

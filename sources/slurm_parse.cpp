@@ -13,6 +13,8 @@
 namespace attribution {
 namespace {
 
+constexpr int kNewestDataParser = 45;  // v0.0.45, Slurm 26.05 (formats.md §11)
+
 using simdjson::dom::element;
 
 // A number as any parser version writes it: plain, or {"set": true, "infinite": false, "number": N}.
@@ -182,8 +184,26 @@ Result<std::vector<SlurmJob>> parse_slurm_json(std::string_view text, const std:
   simdjson::dom::array jobs;
   if (doc["jobs"].get_array().get(jobs) != simdjson::SUCCESS)
     return make_error(ErrorKind::input, "no \"jobs\" array in the output", from);
+  // formats.md lists data_parser v0.0.38 to v0.0.45 (Slurm 22.05 to 26.05); a newer one is read
+  // where its fields are found, and said.
+  std::string data_parser;
+  if (element meta; doc["meta"].get(meta) == simdjson::SUCCESS)
+    if (element plugin; meta["plugin"].get(plugin) == simdjson::SUCCESS) data_parser = str_at(plugin, "data_parser");
+  std::string problem;
+  if (size_t v = data_parser.rfind("v0.0."); v != std::string::npos) {
+    int minor = 0;
+    auto [p, ec] = std::from_chars(data_parser.data() + v + 5, data_parser.data() + data_parser.size(), minor);
+    if (ec == std::errc() && minor > kNewestDataParser)
+      problem = fmt::format("{}: {} is newer than the newest data parser this version knows (v0.0.{}); fields "
+                            "were read where they were found",
+                            from, data_parser.substr(data_parser.rfind('/') == std::string::npos ? 0 : data_parser.rfind('/') + 1),
+                            kNewestDataParser);
+  }
   std::vector<SlurmJob> out;
-  for (element j : jobs) out.push_back(parse_job(j, from));
+  for (element j : jobs) {
+    out.push_back(parse_job(j, from));
+    if (!problem.empty()) out.back().problems.push_back(problem);
+  }
   return out;
 }
 

@@ -30,6 +30,7 @@ struct SlurmJob {
   std::optional<Micros> submit, start, end;
   std::vector<SlurmStep> steps;
   std::string from;  // which output this came from
+  std::vector<std::string> problems;  // read only in part (a schema version newer than known)
 };
 
 // Any of Slurm's JSON job documents; `from` names it in messages.

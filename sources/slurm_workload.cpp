@@ -98,6 +98,8 @@ Workload workload_from_slurm(const SlurmJobSpec& spec, const SlurmJob& job, cons
   if (running || (w.end && w.start && *w.end < *w.start)) w.end.reset();
   if (auto hosts = expand_hostlist(nodes); hosts) w.nodes = *hosts;
   w.workdir = job.work_dir;
+  w.problems = job.problems;
+  if (w.nodes.empty()) w.problems.push_back(fmt::format("{}: no node list for job {}", origin, w.id));
   for (const auto& p : {job.std_out, job.std_err})
     if (!p.empty() && p != "/dev/null" && std::find(w.log_paths.begin(), w.log_paths.end(), expand_slurm_path(p, job)) == w.log_paths.end())
       w.log_paths.push_back(expand_slurm_path(p, job));

@@ -8,6 +8,7 @@ ROUTES.json is an array of routes, matched in order, first match wins:
   {"path": "/x", "query": {"k": "v"}, "header": {"Name": "value"}, "status": 200,
    "body_file": "relative/to/routes/dir" | "body": "text", "content_type": "application/json",
    "delay_s": 0, "truncate": N, "times": N}
+"prefix": true makes "path" a prefix: the route answers every path that starts with it.
 "query": every listed parameter must be present with that value, else the route does not match.
 "header": every listed header must be present with that value, else the answer is 401.
 "if_header": the route only applies to requests carrying these headers with these values.
@@ -67,7 +68,9 @@ class Handler(BaseHTTPRequestHandler):
         A request refused for its headers does not use up one of the route's "times"."""
         with self.server.lock:
             for r in self.server.routes:
-                if r["path"] != path:
+                if r.get("prefix") and not path.startswith(r["path"]):
+                    continue
+                if not r.get("prefix") and r["path"] != path:
                     continue
                 want = r.get("query") or {}
                 if any(query.get(k, [None])[0] != str(v) for k, v in want.items()):
