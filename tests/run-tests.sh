@@ -20,6 +20,6 @@ cmake --build build-asan -j "$(nproc)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$(nproc)" -LE 'slurm|prometheus|scale|http')
 
-echo "== fuzz targets (libFuzzer, ASan + UBSan): every seed and regression input, docs/reliability.md"
+echo "== fuzz targets (libFuzzer, ASan + UBSan): every seed and regression input, then a fixed-seed exploration, docs/reliability.md"
 wait "$fuzz_build" || { cat build-fuzz/build.log >&2; exit 1; }
 bash tests/fuzz/run.sh --ci
