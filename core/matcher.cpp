@@ -5,7 +5,6 @@
 #include <re2/set.h>
 
 #include <algorithm>
-#include <set>
 
 namespace attribution {
 
@@ -22,16 +21,8 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   RE2::Options opt;
   opt.set_log_errors(false);
   opt.set_max_mem(64 << 20);
-  std::string alternation;
-  std::set<std::string> lits;
-  for (const auto& r : rules.rules) lits.insert(r.literals.begin(), r.literals.end());
-  for (const auto& l : lits) {
-    if (!alternation.empty()) alternation += '|';
-    alternation += RE2::QuoteMeta(l);
-  }
-  m->prefilter_ = std::make_unique<RE2>(alternation.empty() ? "\\x00NEVER\\x00" : alternation, opt);
-  if (!m->prefilter_->ok())
-    return make_error(ErrorKind::rules, "cannot build the literal prefilter: " + m->prefilter_->error());
+  for (const auto& r : rules.rules) m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
+  m->prefilter_ = std::make_unique<LiteralSearch>(m->literals_);
   m->set_ = std::make_unique<SetHolder>(opt);
   for (size_t i = 0; i < rules.rules.size(); ++i) {
     const Rule& r = rules.rules[i];
@@ -48,12 +39,14 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   return m;
 }
 
-size_t Matcher::next_candidate_line(std::string_view buf, size_t from) const {
+std::unique_ptr<LiteralSearch> Matcher::tuned_prefilter(std::string_view sample) const {
+  return std::make_unique<LiteralSearch>(literals_, sample);
+}
+
+size_t Matcher::next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search) const {
   if (from >= buf.size()) return std::string_view::npos;
-  re2::StringPiece match;
-  if (!prefilter_->Match(re2::StringPiece(buf.data(), buf.size()), from, buf.size(), RE2::UNANCHORED, &match, 1))
-    return std::string_view::npos;
-  size_t pos = static_cast<size_t>(match.data() - buf.data());
+  size_t pos = (search ? search : prefilter_.get())->find(buf, from);
+  if (pos == std::string_view::npos) return pos;
   size_t nl = buf.rfind('\n', pos);
   size_t start = nl == std::string_view::npos ? 0 : nl + 1;
   return start < from ? from : start;
@@ -67,7 +60,8 @@ bool Matcher::has_literal(int index, std::string_view line) const {
 
 void Matcher::match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const {
   hits->clear();
-  std::vector<int> set_hits;
+  thread_local std::vector<int> set_hits;  // reused: no allocation per candidate line
+  set_hits.clear();
   if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &set_hits)) return;
   for (int h : set_hits) {
     int idx = set_to_rule_[h];

@@ -1,17 +1,15 @@
 #pragma once
-// Which rules a line triggers: a required-literal prefilter over whole buffers, then RE2::Set to
-// find the rules whose patterns match, then captures only for those hits.
+// Which rules a line triggers: a required-literal prefilter over whole buffers (LiteralSearch: a
+// line is a candidate iff it contains one of the rules' literals, case-sensitively), then RE2::Set
+// to find the rules whose patterns match, then captures only for those hits.
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/literal_search.hpp"
 #include "core/rules.hpp"
-
-namespace re2 {
-class RE2;
-}
 
 namespace attribution {
 
@@ -20,8 +18,12 @@ class Matcher {
   static Result<std::shared_ptr<Matcher>> build(const RuleSet& rules);
   ~Matcher();
 
+  // The prefilter with each literal's windows chosen on `sample` (some of the input): the same
+  // candidates as the built-in one, found faster because fewer positions need verifying.
+  std::unique_ptr<LiteralSearch> tuned_prefilter(std::string_view sample) const;
   // Offset of the start of the next line at or after `from` that contains any literal, or npos.
-  size_t next_candidate_line(std::string_view buf, size_t from) const;
+  // `search`: a tuned prefilter; null: the untuned one.
+  size_t next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search = nullptr) const;
   // Indices (into RuleSet::rules) of single-line rules reading `stream` that match `line`.
   void match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const;
   // Multi-line rules whose literal is on `line` (their pattern runs on the joined block).
@@ -34,7 +36,8 @@ class Matcher {
   explicit Matcher(const RuleSet& rules);
   bool has_literal(int index, std::string_view line) const;
   const RuleSet& rules_;
-  std::unique_ptr<re2::RE2> prefilter_;
+  std::vector<std::string> literals_;  // every rule's
+  std::unique_ptr<LiteralSearch> prefilter_;
   struct SetHolder;
   std::unique_ptr<SetHolder> set_;
   std::vector<int> set_to_rule_;

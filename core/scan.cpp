@@ -1,5 +1,9 @@
 #include "core/scan.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -13,6 +17,7 @@
 #include "core/identity.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_prefix.hpp"
+#include "core/literal_search.hpp"
 #include "sources/line_buffer.hpp"
 
 namespace attribution {
@@ -88,8 +93,44 @@ std::string hosts_without_data(const std::vector<std::string>& nodes, const Sour
   return fmt::format("no data from {} of {} host(s): {}", missing.size(), nodes.size(), names);
 }
 
+// The first `take` bytes of a regular, uncompressed file; empty otherwise.
+std::string file_head(const std::string& path, size_t take) {
+  std::string head;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return head;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    head.resize(take);
+    ssize_t got = pread(fd, head.data(), take, 0);
+    head.resize(got > 0 ? static_cast<size_t>(got) : 0);
+    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
+      head.clear();  // gzip: its head is not the text
+  }
+  ::close(fd);
+  return head;
+}
+
+// Up to 1 MiB from the starts of the first files, for the prefilter to choose windows of the
+// literals that these logs rarely repeat.
+std::string input_sample(const Collection& c) {
+  constexpr size_t kSampleBytes = 1 << 20, kPerFile = 128 << 10;
+  std::string sample;
+  for (const InputFile& f : c.files) {
+    size_t take = std::min(kPerFile, kSampleBytes - sample.size());
+    if (take == 0) break;
+    if (f.text) sample.append(std::string_view(*f.text).substr(0, take));
+    else if (f.extract) sample.append(std::string_view(f.extract->text).substr(0, take));
+    else sample += file_head(f.path, take);
+  }
+  return sample;
+}
+
 class FileScanner {
  public:
+  FileScanner& with_prefilter(const LiteralSearch* search) {
+    search_ = search;
+    return *this;
+  }
   FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w, bool record,
               size_t max_findings)
       : file_(file), src_(src), m_(m), w_(w), record_(record && !file.text && !file.extract), max_findings_(max_findings) {
@@ -137,8 +178,8 @@ class FileScanner {
     size_t pos = 0, counted_pos = 0;
     int64_t counted_lines = 0;
     std::vector<int> hits, blocks;
-    while ((pos = m_.next_candidate_line(buf, pos)) != std::string_view::npos) {
-      counted_lines += std::count(buf.begin() + counted_pos, buf.begin() + pos, '\n');
+    while ((pos = m_.next_candidate_line(buf, pos, search_)) != std::string_view::npos) {
+      counted_lines += count_byte(buf.substr(counted_pos, pos - counted_pos), '\n');
       counted_pos = pos;
       std::string_view line = line_at(buf, pos);
       m_.match_line(line, stream_, &hits);
@@ -430,6 +471,7 @@ class FileScanner {
   const InputFile& file_;
   const SourceRuntime& src_;
   const Matcher& m_;
+  const LiteralSearch* search_ = nullptr;  // the prefilter tuned to this input
   const Workload& w_;
   TimeContext ctx_;
   std::string stream_;
@@ -451,12 +493,14 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
                 ScanProgress* progress) {
   const size_t per_file = findings_per_file(c.files.size());
   std::vector<FileScan> results(c.files.size());
+  std::unique_ptr<LiteralSearch> search = matcher.tuned_prefilter(input_sample(c));
   std::atomic<size_t> next{0};
   if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
-      results[i] = FileScanner(f, c.sources[f.source], matcher, workload, record, per_file).run();
+      results[i] =
+          FileScanner(f, c.sources[f.source], matcher, workload, record, per_file).with_prefilter(search.get()).run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
         progress->files_done += 1;

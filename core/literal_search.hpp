@@ -1,0 +1,81 @@
+#pragma once
+// Bulk byte scans for the scan pass: where the next of many literals occurs in a buffer, and how
+// many newlines a stretch holds. Both run over every byte of the corpus, so they are written for
+// throughput (see docs/performance.md); everything after them only sees candidate lines.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attribution {
+
+// Exact, case-sensitive multi-literal search: the same answers as taking the smallest
+// std::string_view::find over every literal, at well under a cycle per byte on log text.
+//
+// A literal of at least kStride + 3 bytes registers kStride consecutive 4-byte windows of itself
+// in a hash table, so testing every kStride-th position of the text meets one of them wherever
+// the literal starts. The run of windows is the one rarest in a sample of the input when given
+// one (log lines repeat a few templates, so which 4-grams are common cannot be told from the bytes
+// alone). The table (32 KiB, a byte per hash so it stays in L1 and needs no bit shifts) rejects
+// almost every position; a hit is verified against the literals with that window.
+// The few shorter literals are found by a 16-byte SSE2 compare of one byte pair of each. Without
+// SSE2, or with many short literals, every position is tested with one window per literal.
+class LiteralSearch {
+ public:
+  // `sample`: some of the text to be searched, to choose rare windows; any sample (or none) gives
+  // the same answers.
+  explicit LiteralSearch(const std::vector<std::string>& literals, std::string_view sample = {});
+
+  // Start of the leftmost occurrence of any literal that begins at or after `from` (and ends
+  // within `buf`), or npos.
+  size_t find(std::string_view buf, size_t from) const;
+
+ private:
+  struct Entry {
+    uint32_t window;  // 4 (or width_) bytes of the literal, little-endian
+    uint32_t offset;  // where that window starts in the literal
+    uint32_t literal;
+  };
+  struct Pair {  // a short literal: found where its bytes a, b occur at `offset`, `offset + 1`
+    char a, b;
+    uint32_t offset;
+    uint32_t literal;
+  };
+  static uint32_t hash(uint32_t w) { return (w * 0x9E3779B1u) >> (32 - kBits); }
+  // A second, independent 8 bits of the window, never 0 (an empty slot).
+  static uint8_t tag(uint32_t w) { return static_cast<uint8_t>(((w * 0x85EBCA6Bu) >> 24) | 1); }
+  // The slot of `w` holds its tag, or kShared: then some window may be there.
+  bool maybe(uint32_t w) const {
+    uint8_t t = table_[hash(w)];
+    return t == tag(w) || t == kShared;
+  }
+  void add_window(uint32_t literal, size_t offset);
+  void check_window(const char* p, size_t n, size_t from, size_t i, size_t* best) const;
+  void check_pairs(const char* p, size_t n, size_t from, size_t j, size_t* best) const;
+  bool occurs(const char* p, size_t n, size_t from, size_t start, uint32_t literal, size_t best) const;
+  size_t find_strided(std::string_view buf, size_t from) const;
+  template <bool kFullWidth>
+  size_t find_every(std::string_view buf, size_t from) const;
+
+  static constexpr int kBits = 15;
+  static constexpr size_t kStride = 4;
+  static constexpr size_t kMaxShort = 8;
+  static constexpr uint8_t kShared = 0xFF;  // each costs 4 SIMD ops per 16 bytes
+  std::vector<std::string> lits_;
+  std::vector<Entry> entries_;     // grouped by hash: those of hash h are [start_[h], start_[h+1])
+  std::vector<uint32_t> start_;
+  // Per hash: 0 if no window has it, else the tag of the one window that does (kShared: more than
+  // one). The hot loop tests for non-zero; the tag rejects most hash collisions before the lookup.
+  std::vector<uint8_t> table_;
+  std::vector<Pair> pairs_;
+  bool strided_ = false;
+  uint32_t width_ = 4, mask_ = 0xFFFFFFFFu;  // the every-position mode's window
+  size_t max_offset_ = 0;  // a match can be found this many bytes after its start
+  bool has_empty_ = false;  // an empty literal occurs everywhere
+};
+
+// Number of bytes equal to `c` in `s` (newlines, for line numbers), 16 bytes at a time.
+size_t count_byte(std::string_view s, char c);
+
+}  // namespace attribution
