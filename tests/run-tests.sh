@@ -18,7 +18,10 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" >/dev/null
 cmake --build build-asan -j "$(nproc)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j "$(nproc)" -LE 'slurm|prometheus|scale|http')
+  ctest --output-on-failure -j "$(nproc)" -LE 'slurm|prometheus|scale|http|faults')
+# The fault matrix's hostile local files under the sanitizers (its HTTP cases mostly wait).
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  bash tests/faults/matrix.sh build-asan/attribution --files-only
 
 echo "== fuzz targets (libFuzzer, ASan + UBSan): every seed and regression input, then a fixed-seed exploration, docs/reliability.md"
 wait "$fuzz_build" || { cat build-fuzz/build.log >&2; exit 1; }
