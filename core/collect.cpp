@@ -11,6 +11,11 @@
 
 namespace attribution {
 
+std::string problems_summary(const std::vector<std::string>& problems) {
+  if (problems.empty()) return {};
+  return fmt::format("{} problem(s); first: {}", problems.size(), problems.front());
+}
+
 std::string_view to_string(SourceStatus s) {
   switch (s) {
     case SourceStatus::ok: return "ok";
@@ -54,9 +59,7 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
     if (!workload.problems.empty()) {
       cov.problems = workload.problems;
       cov.status = SourceStatus::partial;
-      cov.reason = workload.problems.size() == 1 ? workload.problems.front()
-                                                 : fmt::format("{} problem(s); first: {}", workload.problems.size(),
-                                                               workload.problems.front());
+      cov.reason = workload.problems.size() == 1 ? workload.problems.front() : problems_summary(workload.problems);
     }
     if (!workload.facts.empty())
       c.files.push_back(InputFile{workload.facts.front().origin, i, "", -1,

@@ -45,6 +45,8 @@ struct Workload {
 
 enum class SourceStatus { ok, partial, empty, error, skipped };
 std::string_view to_string(SourceStatus s);
+// "3 problem(s); first: ..." for a partial source's reason.
+std::string problems_summary(const std::vector<std::string>& problems);
 
 // What every configured source reports about itself, whatever happens.
 struct SourceCoverage {

@@ -31,6 +31,10 @@ struct OutsideWindow {
   int64_t count = 0;
   Micros nearest = 0;       // signed distance to the window of the closest one: < 0 before, > 0 after
   Micros nearest_time = 0;  // its time
+  void add(int64_t lines, Micros distance, Micros time) {
+    if (count == 0 || std::abs(distance) < std::abs(nearest)) nearest = distance, nearest_time = time;
+    count += lines;
+  }
 };
 
 struct FileScan {
@@ -127,13 +131,10 @@ std::string input_sample(const Collection& c) {
 
 class FileScanner {
  public:
-  FileScanner& with_prefilter(const LiteralSearch* search) {
-    search_ = search;
-    return *this;
-  }
-  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const Workload& w, bool record,
-              size_t max_findings)
-      : file_(file), src_(src), m_(m), w_(w), record_(record && !file.text && !file.extract), max_findings_(max_findings) {
+  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const LiteralSearch* search,
+              const Workload& w, bool record, size_t max_findings)
+      : file_(file), src_(src), m_(m), search_(search), w_(w), record_(record && !file.text && !file.extract),
+        max_findings_(max_findings) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
@@ -420,8 +421,7 @@ class FileScanner {
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
-      OutsideWindow& o = out.outside[f.host];
-      if (o.count++ == 0 || std::abs(d) < std::abs(o.nearest)) o.nearest = d, o.nearest_time = *t;
+      out.outside[f.host].add(1, d, *t);
       return;
     }
     // A burst folds here already, so memory grows with distinct findings, not with repeated lines
@@ -500,7 +500,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
       results[i] =
-          FileScanner(f, c.sources[f.source], matcher, workload, record, per_file).with_prefilter(search.get()).run();
+          FileScanner(f, c.sources[f.source], matcher, search.get(), workload, record, per_file).run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
         progress->files_done += 1;
@@ -532,11 +532,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     if (r.not_kept > 0)
       cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
                                          c.files[i].path, per_file, r.not_kept));
-    for (const auto& [host, o] : r.outside) {
-      OutsideWindow& t = outside[s][host];
-      if (t.count == 0 || std::abs(o.nearest) < std::abs(t.nearest)) t.nearest = o.nearest, t.nearest_time = o.nearest_time;
-      t.count += o.count;
-    }
+    for (const auto& [host, o] : r.outside) outside[s][host].add(o.count, o.nearest, o.nearest_time);
     for (const auto& f : r.findings) {
       cov.records += f.count;  // lines, folded or not
       if (!f.time_inferred) inside[s].insert(f.host);
@@ -572,7 +568,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
       cov.reason = cov.problems.front();
     } else if (!cov.problems.empty()) {
       cov.status = SourceStatus::partial;
-      cov.reason = fmt::format("{} problem(s); first: {}", cov.problems.size(), cov.problems.front());
+      cov.reason = problems_summary(cov.problems);
     } else if (cov.hosts_expected > 0 && static_cast<int64_t>(cov.hosts_covered.size()) < cov.hosts_expected) {
       cov.status = SourceStatus::ok;
       cov.reason = hosts_without_data(workload.nodes, cov);

@@ -49,10 +49,10 @@ void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string,
            same_text(a.evidence.front().text, b.evidence.front().text) &&
            same_text(a.evidence.back().text, b.evidence.back().text);
   };
+  auto key = [](const Finding& x) { return std::tie(x.rule, x.host, x.pci, x.gpu, x.rank, x.peer, x.first_seen); };
   std::vector<Finding> out;
   size_t group = 0;  // first finding in `out` with the current (rule, ..., first_seen)
   for (auto& f : kept) {
-    auto key = [](const Finding& x) { return std::tie(x.rule, x.host, x.pci, x.gpu, x.rank, x.peer, x.first_seen); };
     if (group < out.size() && key(out[group]) != key(f)) group = out.size();
     bool dup = false;
     for (size_t i = group; i < out.size() && !dup; ++i)

@@ -196,8 +196,7 @@ Result<std::vector<SlurmJob>> parse_slurm_json(std::string_view text, const std:
     if (ec == std::errc() && minor > kNewestDataParser)
       problem = fmt::format("{}: {} is newer than the newest data parser this version knows (v0.0.{}); fields "
                             "were read where they were found",
-                            from, data_parser.substr(data_parser.rfind('/') == std::string::npos ? 0 : data_parser.rfind('/') + 1),
-                            kNewestDataParser);
+                            from, data_parser.substr(v), kNewestDataParser);
   }
   std::vector<SlurmJob> out;
   for (element j : jobs) {

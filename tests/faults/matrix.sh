@@ -315,15 +315,21 @@ kueue_case() {  # server
   printf '[workload]\nscheduler = "kueue"\n\n[kueue]\nkubeconfig = "%s"\ntimeout = "1s"\n' "$WORK/kube-fault.yaml" > "$CFG"
   CMD="\"$ATTR\" diagnose --job training/pytorchjob-llm-pretrain-7c4d1 --config $CFG --format json"
 }
-kueue_case "$URL/f401"; expect kueue "HTTP 401" 3 - - "401" "" "exit 3 (credentials), the server's message"
-kueue_case "$URL/f403"; expect kueue "HTTP 403" 3 - - "403" "" "exit 3, the same"
-kueue_case "$URL/f404"; expect kueue "HTTP 404 (no such workload)" 4 - - "pytorchjob-llm-pretrain-7c4d1" "" "exit 4, names the workload looked for"
-kueue_case "$URL/f429"; expect kueue "HTTP 429" 4 - - "429" "" "exit 4, the status"
-kueue_case "$URL/f500"; expect kueue "HTTP 500" 4 - - "500" "" "exit 4, the status"
-kueue_case "$REFUSED"; expect kueue "connection refused" 4 - - "[Cc]ould ?n.t connect|refused" "" "exit 4, curl's reason"
-kueue_case "$URL/stall"; expect kueue "server stalls past the timeout" 4 - - "[Tt]imeout|timed out" "" "exit 4 after \`timeout\`"
-kueue_case "$URL/trunc"; expect kueue "answer cut short" 4 - - "partial|JSON" "" "exit 4, the transfer error"
-kueue_case "$URL/html"; expect kueue "not JSON (an HTML error page)" 4 - - "JSON" "" "exit 4, names what it got"
+# The schedulers' HTTP faults: refused credentials exit 3, anything else that leaves no workload 4.
+scheduler_http_faults() {  # kind, case function, who refused, 404 label, 404 regex, 404 behaviour, timeout key
+  local kind="$1" case_fn="$2"
+  $case_fn "$URL/f401"; expect "$kind" "HTTP 401" 3 - - "401" "" "exit 3 ($3"
+  $case_fn "$URL/f403"; expect "$kind" "HTTP 403" 3 - - "403" "" "exit 3, the same"
+  $case_fn "$URL/f404"; expect "$kind" "$4" 4 - - "$5" "" "$6"
+  $case_fn "$URL/f429"; expect "$kind" "HTTP 429" 4 - - "429" "" "exit 4, the status"
+  $case_fn "$URL/f500"; expect "$kind" "HTTP 500" 4 - - "500" "" "exit 4, the status"
+  $case_fn "$REFUSED"; expect "$kind" "connection refused" 4 - - "[Cc]ould ?n.t connect|refused" "" "exit 4, curl's reason"
+  $case_fn "$URL/stall"; expect "$kind" "server stalls past the timeout" 4 - - "[Tt]imeout|timed out" "" "exit 4 after \`$7\`"
+  $case_fn "$URL/trunc"; expect "$kind" "answer cut short" 4 - - "partial|JSON" "" "exit 4, the transfer error"
+  $case_fn "$URL/html"; expect "$kind" "not JSON (an HTML error page)" 4 - - "JSON" "" "exit 4, names what it got"
+}
+scheduler_http_faults kueue kueue_case "credentials), the server's message" "HTTP 404 (no such workload)" \
+  "pytorchjob-llm-pretrain-7c4d1" "exit 4, names the workload looked for" timeout
 kueue_case "$URL/knewer"; expect kueue "unknown schema version (v1beta9)" 0 kueue partial "v1beta9" "" "read where fields are found; \`partial\`, names the version"
 
 # ---------------------------------------------------------------------------------------------
@@ -334,15 +340,8 @@ rest_case() {  # url
   printf '[workload]\nscheduler = "slurm"\n\n[slurm]\nmode = "rest"\nurl = "%s"\ntoken_env = "MATRIX_JWT"\napi = "v0.0.38"\ntimeout = "1s"\n' "$1" > "$CFG"
   CMD="\"$ATTR\" diagnose --job 1 --config $CFG --format json"
 }
-rest_case "$URL/f401"; expect slurmrestd "HTTP 401" 3 - - "401" "" "exit 3 (the token), names the URL"
-rest_case "$URL/f403"; expect slurmrestd "HTTP 403" 3 - - "403" "" "exit 3, the same"
-rest_case "$URL/f404"; expect slurmrestd "HTTP 404" 4 - - "404" "" "exit 4: Slurm does not know the job, each URL tried named"
-rest_case "$URL/f429"; expect slurmrestd "HTTP 429" 4 - - "429" "" "exit 4, the status"
-rest_case "$URL/f500"; expect slurmrestd "HTTP 500" 4 - - "500" "" "exit 4, the status"
-rest_case "$REFUSED"; expect slurmrestd "connection refused" 4 - - "[Cc]ould ?n.t connect|refused" "" "exit 4, curl's reason"
-rest_case "$URL/stall"; expect slurmrestd "server stalls past the timeout" 4 - - "[Tt]imeout|timed out" "" "exit 4 after \`[slurm] timeout\`"
-rest_case "$URL/trunc"; expect slurmrestd "answer cut short" 4 - - "partial|JSON" "" "exit 4, the transfer error"
-rest_case "$URL/html"; expect slurmrestd "not JSON (an HTML error page)" 4 - - "JSON" "" "exit 4, names what it got"
+scheduler_http_faults slurmrestd rest_case "the token), names the URL" "HTTP 404" "404" \
+  "exit 4: Slurm does not know the job, each URL tried named" "[slurm] timeout"
 rest_case "$URL/rest-newer"; expect slurmrestd "unknown schema version (data_parser v0.0.99)" 0 slurm partial "v0.0.99 is newer" "" "read where fields are found; \`partial\`, names the version"
 grep -q "$MATRIX_JWT" "$WORK/requests.log" && { echo "FAIL the JWT reached the request log" >&2; FAILED=$((FAILED + 1)); }
 
@@ -391,7 +390,7 @@ static_case "$WORK/empty.toml"; expect static "empty file" 3 - - "empty.toml" ""
 
 # ---------------------------------------------------------------------------------------------
 # Bundles (--replay): a damaged payload is named and the rest replays; a damaged index stops.
-BASE=base_config; GOOD="$(printf '%s' "$GOOD_FILES")"
+BASE=base_config; GOOD="$GOOD_FILES"
 case_config bundle ""
 "$ATTR" diagnose --config "$CFG" --format json --record "$WORK/bundle" > "$WORK/recorded.json"
 bundle_case() {  # what to do to the copy
