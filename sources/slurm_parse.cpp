@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -397,10 +398,12 @@ std::string expand_slurm_path(std::string_view p, const SlurmJob& job) {
       out += p[i];
       continue;
     }
-    // An optional zero-padding width: %5j.
+    // An optional zero-padding width: %5j. Slurm pads to at most 10 ("a value greater than
+    // 10 is used the result is padding up to 10 characters", sbatch(1)); saturating keeps
+    // a long digit run from overflowing.
     size_t j = i + 1;
     int width = 0;
-    while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) width = width * 10 + (p[j++] - '0');
+    while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) width = std::min(10, width * 10 + (p[j++] - '0'));
     if (j >= p.size()) break;
     auto num = [&](int64_t v) { return fmt::format("{:0{}}", v, width); };
     switch (p[j]) {

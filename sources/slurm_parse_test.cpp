@@ -127,6 +127,9 @@ TEST_CASE("sinfo -R reasons and output path patterns") {
   j.nodes = "node[03-04]";
   CHECK(expand_slurm_path("/out/%x-%j.%u.%N.%%.log", j) == "/out/train-77.alice.node03.%.log");
   CHECK(expand_slurm_path("/out/slurm-%5j.out", j) == "/out/slurm-00077.out");
+  // Slurm pads to 10 at most; a run of digits must neither overflow nor pad without bound.
+  CHECK(expand_slurm_path("/out/%12j.out", j) == "/out/0000000077.out");
+  CHECK(expand_slurm_path("/out/%99999999999999999999j.out", j) == "/out/0000000077.out");
   j.array_job_id = 70;
   j.array_task_id = 7;
   CHECK(expand_slurm_path("/out/%A_%a.out", j) == "/out/70_7.out");
