@@ -151,6 +151,10 @@ int show_rule(const std::string& id, const std::vector<std::string>& extra) {
   for (const auto& e : r->explains)
     std::printf("explains:   %s (scope %s, within %llds)\n", e.what.c_str(), std::string(to_string(e.scope)).c_str(),
                 static_cast<long long>(e.within / kMicrosPerSecond));
+  if (const auto& rep = r->repeated)
+    std::printf("repeated:   from %d processes on one GPU and no other: %s / %s, blame %s, confidence %s; %s\n",
+                rep->processes, rep->family.c_str(), rep->category.c_str(), rep->blame.c_str(), rep->confidence.c_str(),
+                rep->action.c_str());
   for (const auto& s : r->match) std::printf("match:      %s\n", s.line.c_str());
   for (const auto& s : r->no_match) std::printf("no_match:   %s\n", s.line.c_str());
   return kDiagnosed;

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/time.hpp"
@@ -82,9 +83,16 @@ struct Finding {
   Micros first_seen = 0, last_seen = 0;
   bool time_inferred = false;
   int64_t count = 1;
-  std::map<std::string, std::string> fields;  // named captures
+  std::map<std::string, std::string> fields;  // the named captures later passes read (kept_capture)
   std::vector<Evidence> evidence;             // first, and last when folded
   size_t input_order = 0;  // position in the scan's output (source order): equal lines keep the first
 };
+
+// The captures read after the scan: ip (timeline), seq, exit_code, xid and cause_xid (precedence).
+// The scan keeps only these; the others have done their work there (host, rank, gpu, pci, busid,
+// peer, time) or are checked by samples only, and a 1,000-node job holds tens of thousands of findings.
+inline bool kept_capture(std::string_view name) {
+  return name == "ip" || name == "seq" || name == "exit_code" || name == "xid" || name == "cause_xid";
+}
 
 }  // namespace attribution

@@ -174,6 +174,25 @@ std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rule
   return l;
 }
 
+// The rule's `repeated` reading holds when its findings on the root's GPU come from enough distinct
+// processes and no other GPU of the job shows the rule: one bad GPU, not the application everywhere.
+std::string repeated_on_one_gpu(const Timeline& t, const RuleSet& rules, size_t root) {
+  const auto& F = t.findings;
+  const Finding& r = F[root];
+  const Rule& rule = rules.rules[r.rule];
+  if (!rule.repeated || r.host.empty() || (r.pci.empty() && r.gpu < 0)) return "";
+  std::set<int64_t> pids;
+  for (const Finding& f : F) {
+    if (f.rule != r.rule) continue;
+    if (f.host != r.host || !same_gpu(f, r)) return "";
+    if (f.pid >= 0) pids.insert(f.pid);
+  }
+  if (static_cast<int>(pids.size()) < rule.repeated->processes) return "";
+  return fmt::format("{} processes (pid {}) hit it on this GPU, and no other GPU of the job shows it: NVIDIA's catalogue "
+                     "reads a repeat on one GPU as a hardware suspect",
+                     pids.size(), fmt::join(pids, ", "));
+}
+
 }  // namespace
 
 Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Workload& w) {
@@ -233,7 +252,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
             [&](size_t a, size_t b) { return cause_rank(t, rules, a) < cause_rank(t, rules, b); });
   std::map<size_t, size_t> root_index;
   for (size_t i = 0; i < roots.size(); ++i) {
-    d.roots.push_back(RootCause{roots[i], {}});
+    d.roots.push_back(RootCause{roots[i], {}, repeated_on_one_gpu(t, rules, roots[i])});
     root_index[roots[i]] = i;
   }
 

@@ -17,6 +17,7 @@ constexpr Micros kClockSkew = 5 * kMicrosPerSecond;  // hosts' clocks may disagr
 struct RootCause {
   size_t finding = 0;             // index into the timeline
   std::vector<size_t> explained;  // symptoms and secondary causes it accounts for
+  std::string repeated;           // why the rule's `repeated` reading applies; empty when it does not
 };
 
 struct Link {

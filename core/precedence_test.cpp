@@ -145,3 +145,36 @@ TEST_CASE("Xid 45 that names its cause joins that Xid even when another fault ca
       CHECK(b.rule_of(t, d.roots[*l.root].finding).id == "t.xid79");
     }
 }
+
+TEST_CASE("Xid 13 from several processes on one GPU, and no other GPU, is read as a hardware suspect") {
+  auto xid13 = [](Builder& b, const char* host, Micros t, const char* pci, int64_t pid) {
+    b.add("t.xid13", host, t, -1, pci).pid = pid;
+  };
+  SECTION("two processes (a restart) on one GPU") {
+    Builder b;
+    xid13(b, "node2", kT0, "0000:cb:00.0", 4100);
+    xid13(b, "node2", kT0 + 20 * kMin, "0000:cb:00.0", 5200);
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE(d.roots.size() == 1);
+    CHECK(d.roots[0].repeated.find("2 processes (pid 4100, 5200)") != std::string::npos);
+  }
+  SECTION("one process, however many lines") {
+    Builder b;
+    for (int i = 0; i < 5; ++i) xid13(b, "node2", kT0 + i * 10 * kMin, "0000:cb:00.0", 4100);
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE(d.roots.size() == 1);
+    CHECK(d.roots[0].repeated.empty());
+  }
+  SECTION("another GPU shows it too: the application, wherever it runs") {
+    Builder b;
+    xid13(b, "node2", kT0, "0000:cb:00.0", 4100);
+    xid13(b, "node2", kT0 + 20 * kMin, "0000:cb:00.0", 5200);
+    xid13(b, "node3", kT0 + 21 * kMin, "0000:cb:00.0", 6300);
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE_FALSE(d.roots.empty());
+    for (const auto& r : d.roots) CHECK(r.repeated.empty());
+  }
+}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/digest.hpp"
 #include "core/limits.hpp"
@@ -132,6 +133,12 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     ReportRootCause rc{fmt::format("R{}", i + 1), rule.id, rule.title, rule.category, rule.family, rule.blame,
                        rule.confidence, rule.action, f.host, f.pci, f.gpu, f.rank, f.first_seen, f.last_seen,
                        f.time_inferred, f.count, static_cast<int64_t>(d.roots[i].explained.size()), false, {}, {}};
+    if (!d.roots[i].repeated.empty()) {
+      const Repeated& rep = *rule.repeated;
+      std::tie(rc.category, rc.family, rc.blame, rc.confidence, rc.action) =
+          std::tie(rep.category, rep.family, rep.blame, rep.confidence, rep.action);
+      rc.detail = d.roots[i].repeated;
+    }
     evidence_of(f, rc.evidence);
     r.root_causes.push_back(std::move(rc));
     if (!f.host.empty()) root_hosts.insert(f.host);

@@ -86,6 +86,9 @@ std::string render_rule_catalogue(const RuleSet& rules) {
                             ? "-"
                             : fmt::format("{} / {}", r->family.empty() ? "-" : r->family,
                                           r->category.empty() ? "-" : r->category);
+      if (r->repeated)
+        fam += fmt::format("; from {}+ processes on one GPU only: {} / {}, blame {}", r->repeated->processes,
+                           r->repeated->family, r->repeated->category, r->repeated->blame);
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(r->id), cell(r->title), cell(fam),
                          to_string(r->role), cell(r->blame), streams(*r), cause ? std::to_string(r->priority) : "-",
                          cause ? cell(r->confidence) : "-", cell(r->action));

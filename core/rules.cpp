@@ -53,7 +53,7 @@ namespace {
 
 const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
                                          "category", "family", "blame", "confidence", "action", "priority",
-                                         "burst", "scope", "within", "explains", "match", "no_match"};
+                                         "burst", "scope", "within", "explains", "repeated", "match", "no_match"};
 const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
                                          "network-fabric", "host", "host-oom", "storage", "scheduler",
                                          "application", "configuration", "unknown"};
@@ -73,6 +73,41 @@ Result<Micros> duration_field(const TomlReader& r, std::string_view key, Micros 
   auto d = parse_duration(**s);
   if (!d) return r.error(key, d.error().message, d.error().hint);
   return *d;
+}
+
+Status check_labels(const TomlReader& r, const std::string& family, const std::string& blame, const std::string& confidence) {
+  if (!family.empty() && !kFamilies.count(family))
+    return r.error("family", fmt::format("family '{}' is not a known family", family), "see docs/rules.md for the list");
+  if (!blame.empty() && blame != "infrastructure" && blame != "application" && blame != "scheduler" && blame != "unknown")
+    return r.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", blame));
+  if (confidence != "high" && confidence != "medium" && confidence != "low")
+    return r.error("confidence", "confidence must be high, medium or low");
+  return Ok{};
+}
+
+// `repeated = { processes = 2, category = ..., blame = ... }`: unset labels keep the rule's own.
+Result<Repeated> parse_repeated(const TomlReader& rr, const toml::node& node, const Rule& rule) {
+  const toml::table* t = node.as_table();
+  if (!t) return rr.error("repeated", "repeated is a table {processes, category, family, blame, confidence, action}");
+  if (rule.role != Role::cause) return rr.error("repeated", "only a cause is read differently when it repeats");
+  TomlReader r(*t, rr.file(), "rule " + rule.id + ".repeated");
+  if (auto st = r.only_keys({"processes", "category", "family", "blame", "confidence", "action"}); !st) return st.error();
+  Repeated rep{2, rule.category, rule.family, rule.blame, rule.confidence, rule.action};
+  for (auto [key, out] : std::initializer_list<std::pair<const char*, std::string*>>{
+           {"category", &rep.category}, {"family", &rep.family}, {"blame", &rep.blame},
+           {"confidence", &rep.confidence}, {"action", &rep.action}}) {
+    auto v = r.str(key);
+    if (!v) return v.error();
+    if (v.value()) *out = **v;
+  }
+  if (auto st = check_labels(r, rep.family, rep.blame, rep.confidence); !st) return st.error();
+  auto n = r.integer("processes");
+  if (!n) return n.error();
+  if (n.value()) {
+    if (**n < 2 || **n > 1000) return r.error("processes", "processes must be between 2 and 1000");
+    rep.processes = static_cast<int>(**n);
+  }
+  return rep;
 }
 
 Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
@@ -113,15 +148,8 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   else return rr.error("role", fmt::format("role '{}' is not one of cause, symptom, context, benign", role));
   if (rule.role == Role::cause && (rule.category.empty() || rule.family.empty() || rule.blame.empty()))
     return rr.error("", "a cause needs category, family and blame");
-  if (!rule.family.empty() && !kFamilies.count(rule.family))
-    return rr.error("family", fmt::format("family '{}' is not a known family", rule.family),
-                    "see docs/rules.md for the list");
-  if (!rule.blame.empty() && rule.blame != "infrastructure" && rule.blame != "application" &&
-      rule.blame != "scheduler" && rule.blame != "unknown")
-    return rr.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", rule.blame));
   if (rule.confidence.empty()) rule.confidence = rule.role == Role::cause ? "high" : "medium";
-  if (rule.confidence != "high" && rule.confidence != "medium" && rule.confidence != "low")
-    return rr.error("confidence", "confidence must be high, medium or low");
+  if (auto st = check_labels(rr, rule.family, rule.blame, rule.confidence); !st) return st.error();
   std::optional<int64_t> n;
   ATTRIBUTION_TRY(n, rr.integer("priority"));
   if (n) rule.priority = static_cast<int>(*n);
@@ -160,6 +188,9 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   }
   if (rule.role != Role::cause && !rule.explains.empty())
     return rr.error("explains", "only a cause explains other findings");
+  if (const toml::node* rp = t.get("repeated")) {
+    ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
+  }
   if (const toml::array* m = t["match"].as_array()) {
     for (const auto& el : *m) {
       const toml::table* mt = el.as_table();

@@ -2,6 +2,7 @@
 // Rules as data: the model, the TOML loader and the sample checks (docs/rules.md).
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,14 @@ struct Sample {
   long source_line = 0;
 };
 
+// NVIDIA's catalogue reads some Xids by how they repeat: one process hitting Xid 13/31/43 is an
+// application fault, while the same Xid from several processes (restarts, other jobs) on one GPU
+// that no other GPU of the job shows points at that GPU. What the root cause becomes then.
+struct Repeated {
+  int processes = 2;  // distinct processes (pids) that hit it on the one GPU
+  std::string category, family, blame, confidence, action;
+};
+
 struct Rule {
   std::string id, title, pattern, category, family, blame, confidence, action;
   std::vector<std::string> literals, streams;
@@ -41,6 +50,7 @@ struct Rule {
   int lines = 1;
   Micros burst = 60 * kMicrosPerSecond;
   std::vector<Explain> explains;
+  std::optional<Repeated> repeated;
   std::vector<Sample> match, no_match;
   std::string file;  // where it was defined, for messages
   long line = 0;

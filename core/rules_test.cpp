@@ -88,6 +88,26 @@ TEST_CASE("invalid rules are errors with the line") {
   bad(std::string(base) + "\nwat = 1\n", "unknown key 'wat'");
   bad("[[rule]]\nid = \"x\"\ntitle = [1\n", "");  // TOML syntax error
   bad("[[rule]]\nid = \"x\"\ntitle = \"t\"\npattern = \"a\"\nliterals = [\"a\"]\nrole = \"symptom\"\n", "match sample");
+  std::string with_repeated = std::string(base).replace(base.find("explains ="), 0, "repeated = { processes = 1 }\n");
+  bad(with_repeated, "processes must be between 2 and 1000");
+  bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { blame = \"gpu\" }\n"), "blame 'gpu'");
+  bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { after = 2 }\n"), "unknown key 'after'");
+  bad(std::string(base).replace(base.find("explains ="), 0, "repeated = 2\n"), "repeated is a table");
+}
+
+TEST_CASE("a repeated reading keeps the rule's own labels where it does not set them") {
+  std::string base = kGood;
+  auto r = parse_rules(std::string(base).replace(base.find("explains ="), 0,
+                                                 "repeated = { processes = 3, category = \"gpu_suspect\" }\n"),
+                       "x.toml");
+  REQUIRE(r);
+  REQUIRE(r.value()[0].repeated);
+  const Repeated& rep = *r.value()[0].repeated;
+  CHECK(rep.processes == 3);
+  CHECK(rep.category == "gpu_suspect");
+  CHECK(rep.family == "accelerator-gpu");
+  CHECK(rep.blame == "infrastructure");
+  CHECK(rep.confidence == "high");
 }
 
 TEST_CASE("built-in rulesets load and every sample passes") {

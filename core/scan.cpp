@@ -415,10 +415,13 @@ class FileScanner {
     // NCCL's "[dev]" is the process's CUDA ordinal (0 for every rank under CUDA_VISIBLE_DEVICES),
     // so the GPU comes from the process's own init line, joined on host and pid (timeline).
     f.gpu = !g.empty() ? std::atoi(g.c_str()) : -1;
-    f.pid = prefix.pid;
+    // A captured pid (the Xid line's process) names the GPU's user; the prefix names the printer.
+    std::string pid = field("pid");
+    f.pid = !pid.empty() ? std::atoll(pid.c_str()) : prefix.pid;
     if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
     if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
       out.outside[f.host].add(1, d, *t);

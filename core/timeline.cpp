@@ -39,17 +39,17 @@ bool same_text(std::string_view a, std::string_view b) {
 }
 
 // The same lines read from two inputs (or one file read by two sources) make findings equal in
-// everything but their location: same rule, host, GPU, rank, peer, own times, count and text. One
+// everything but their location: same rule, host, GPU, rank, peer, process, own times, count and text. One
 // input's findings cannot be equal: a burst folds while scanning. `kept` is sorted so that they are adjacent.
 void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string, std::string>, int64_t>& duplicates) {
   auto same_lines = [](const Finding& a, const Finding& b) {
     return !a.time_inferred && !b.time_inferred &&
-           std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer, a.first_seen, a.last_seen, a.count) ==
-               std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer, b.first_seen, b.last_seen, b.count) &&
+           std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer, a.pid, a.first_seen, a.last_seen, a.count) ==
+               std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer, b.pid, b.first_seen, b.last_seen, b.count) &&
            same_text(a.evidence.front().text, b.evidence.front().text) &&
            same_text(a.evidence.back().text, b.evidence.back().text);
   };
-  auto key = [](const Finding& x) { return std::tie(x.rule, x.host, x.pci, x.gpu, x.rank, x.peer, x.first_seen); };
+  auto key = [](const Finding& x) { return std::tie(x.rule, x.host, x.pci, x.gpu, x.rank, x.peer, x.pid, x.first_seen); };
   std::vector<Finding> out;
   size_t group = 0;  // first finding in `out` with the current (rule, ..., first_seen)
   for (auto& f : kept) {
@@ -132,18 +132,18 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
     kept.push_back(std::move(f));
   }
 
-  // 3. Fold bursts: same rule, host, GPU, rank and peer, closer than the rule's burst gap.
+  // 3. Fold bursts: same rule, host, GPU, rank, peer and process, closer than the rule's burst gap.
+  // The process stays apart so that a repeat by another process (a restart, another job) is seen.
+  auto burst_key = [](const Finding& f) { return std::tie(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid); };
   std::sort(kept.begin(), kept.end(), [&](const Finding& a, const Finding& b) {
-    return std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer) < std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer) ||
-           (std::tie(a.rule, a.host, a.pci, a.gpu, a.rank, a.peer) == std::tie(b.rule, b.host, b.pci, b.gpu, b.rank, b.peer) &&
-            sort_key(a, rules) < sort_key(b, rules));
+    return burst_key(a) < burst_key(b) || (burst_key(a) == burst_key(b) && sort_key(a, rules) < sort_key(b, rules));
   });
   drop_duplicates(kept, out.duplicates);
   std::vector<Finding> folded;
   for (auto& f : kept) {
     if (!folded.empty()) {
       Finding& p = folded.back();
-      bool same = std::tie(p.rule, p.host, p.pci, p.gpu, p.rank, p.peer) == std::tie(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer);
+      bool same = burst_key(p) == burst_key(f);
       bool close = p.time_inferred || f.time_inferred || f.first_seen - p.last_seen <= rules.rules[f.rule].burst;
       if (same && close && p.time_inferred == f.time_inferred) {
         p.count += f.count;

@@ -30,6 +30,20 @@ burst = "10s"
 match = [{ line = "NVRM: Xid (PCI:0000:91:00): 45, pid=1, name=python3, Ch 00000001" }]
 
 [[rule]]
+id = "t.xid13"
+title = "Graphics engine exception"
+literals = ["NVRM: Xid"]
+pattern = 'NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F:]+)[^)]*\): (?P<xid>13), pid=(?P<pid>\d+)'
+role = "cause"
+category = "gpu_graphics_exception"
+family = "application"
+blame = "application"
+priority = 60
+explains = ["role:symptom"]
+repeated = { processes = 2, category = "gpu_graphics_exception_repeated", family = "accelerator-gpu", blame = "infrastructure", confidence = "low" }
+match = [{ line = "NVRM: Xid (PCI:0000:cb:00): 13, pid=1797828, name=pt_main_thread, Graphics Exception" }]
+
+[[rule]]
 id = "t.cuda-illegal"
 title = "Illegal memory access"
 literals = ["illegal memory access"]
