@@ -22,6 +22,7 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   opt.set_log_errors(false);
   opt.set_max_mem(64 << 20);
   for (const auto& r : rules.rules) m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
+  for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
   m->prefilter_ = std::make_unique<LiteralSearch>(m->literals_);
   m->set_ = std::make_unique<SetHolder>(opt);
   for (size_t i = 0; i < rules.rules.size(); ++i) {

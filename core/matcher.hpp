@@ -24,6 +24,8 @@ class Matcher {
   // Offset of the start of the next line at or after `from` that contains any literal, or npos.
   // `search`: a tuned prefilter; null: the untuned one.
   size_t next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search = nullptr) const;
+  // The longest literal's length: how far windows of a search must overlap.
+  size_t longest_literal() const { return longest_literal_; }
   // Indices (into RuleSet::rules) of single-line rules reading `stream` that match `line`.
   void match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const;
   // Multi-line rules whose literal is on `line` (their pattern runs on the joined block).
@@ -37,6 +39,7 @@ class Matcher {
   bool has_literal(int index, std::string_view line) const;
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
+  size_t longest_literal_ = 0;
   std::unique_ptr<LiteralSearch> prefilter_;
   struct SetHolder;
   std::unique_ptr<SetHolder> set_;

@@ -129,6 +129,8 @@ std::string input_sample(const Collection& c) {
   return sample;
 }
 
+constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pages behind it are released
+
 class FileScanner {
  public:
   FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const LiteralSearch* search,
@@ -176,12 +178,11 @@ class FileScanner {
     }
     ctx_.year_anchor = year_anchor();
     buf_ = buf;
-    size_t pos = 0, counted_pos = 0;
-    int64_t counted_lines = 0;
+    size_t pos = 0;
     std::vector<int> hits, blocks;
-    while ((pos = m_.next_candidate_line(buf, pos, search_)) != std::string_view::npos) {
-      counted_lines += count_byte(buf.substr(counted_pos, pos - counted_pos), '\n');
-      counted_pos = pos;
+    bytes_ = bytes ? &*bytes : nullptr;
+    while ((pos = next_candidate(buf, pos, bytes_)) != std::string_view::npos) {
+      count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
       m_.match_line(line, stream_, &hits);
       m_.block_triggers(line, stream_, &blocks);
@@ -194,7 +195,7 @@ class FileScanner {
         }
       if (!hits.empty() || !blocks.empty()) {
         LinePrefix prefix = parse_line_prefix(line);
-        int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines) : counted_lines + 1;
+        int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
         touch(pos);
         for (int r : hits) emit(r, line, line, pos, line_no, prefix, out);
         for (int r : blocks) {
@@ -211,6 +212,37 @@ class FileScanner {
   }
 
  private:
+  // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
+  // window at a time, overlapping by the longest literal, and the mapping's pages behind the
+  // window are released: resident memory stays flat whatever the file's size.
+  size_t next_candidate(std::string_view buf, size_t from, FileBytes* bytes) {
+    while (from < buf.size()) {
+      if (bytes && from > released_ + kReleaseStep) {
+        released_ = from - kReleaseStep / 4;  // a time anchor may look back a little
+        count_lines_to(released_);            // before the pages go, not after (that would map them again)
+        bytes->release(released_);
+      }
+      size_t end = std::min(buf.size(), from + kReleaseStep);
+      size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_);
+      if (c != std::string_view::npos) {
+        // The line's own start: a later window's `from` may be mid-line. The first `from` is a
+        // line start after every line already scanned, so this never goes back to one of them.
+        if (c > 0 && buf[c - 1] != '\n') c = buf.rfind('\n', c - 1) + 1;
+        return c;
+      }
+      if (end == buf.size()) return std::string_view::npos;
+      from = end - std::min(end - from, m_.longest_literal());
+    }
+    return std::string_view::npos;
+  }
+
+  // Line numbers: the newlines before `pos` are counted once, as the scan passes them.
+  void count_lines_to(size_t pos) {
+    if (pos <= counted_pos_) return;
+    counted_lines_ += count_byte(buf_.substr(counted_pos_, pos - counted_pos_), '\n');
+    counted_pos_ = pos;
+  }
+
   void touch(size_t pos) {
     if (record_) touched_.push_back(pos);
   }
@@ -364,6 +396,14 @@ class FileScanner {
     return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
   }
 
+  // A look ahead for a time anchor may cross much of the file once: the pages it read beyond
+  // the prefilter's window leave the resident set again (the scan maps them back when it gets there).
+  Anchor search_forward_released(size_t q) {
+    Anchor a = search_forward(q);
+    if (bytes_ && a.pos > q + 2 * kReleaseStep) bytes_->release_range(q + kReleaseStep, a.pos - kReleaseStep);
+    return a;
+  }
+
   Micros inferred_time(size_t q) {
     std::optional<Anchor> prev;
     Anchor next{0, std::nullopt};
@@ -380,7 +420,7 @@ class FileScanner {
       }
       prev = search_back(q, floor);
       if (!prev) prev = below;
-      next = search_forward(q);
+      next = search_forward_released(q);
     }
     last_query_ = q;
     last_prev_ = prev;
@@ -481,6 +521,10 @@ class FileScanner {
   std::string_view buf_;
   bool record_;
   size_t max_findings_;
+  size_t released_ = 0;  // the mapping's pages before this were released
+  size_t counted_pos_ = 0;
+  int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
+  FileBytes* bytes_ = nullptr;  // a mapped file's bytes, while run() reads them
   std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
@@ -522,6 +566,11 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   std::vector<int64_t> failed(c.sources.size(), 0), empty(c.sources.size(), 0);
   std::vector<std::map<std::string, OutsideWindow>> outside(c.sources.size());
   std::vector<std::set<std::string>> inside(c.sources.size());  // hosts with a matching line in the window
+  std::vector<std::set<std::string>> covered(c.sources.size());
+  // Findings move into one list, each file's freed as it goes: memory holds the findings once.
+  size_t total = 0;
+  for (const auto& r : results) total += r.findings.size();
+  out.findings.reserve(total);
   for (size_t i = 0; i < results.size(); ++i) {
     const size_t s = c.files[i].source;
     SourceCoverage& cov = c.coverage[s];
@@ -545,16 +594,17 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
         out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
         out.latest = std::max(out.latest.value_or(f.first_seen), f.first_seen);
       }
-      if (!f.host.empty() &&
-          std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), f.host) == cov.hosts_covered.end() &&
-          (workload.nodes.empty() ||
-           std::find(workload.nodes.begin(), workload.nodes.end(), f.host) != workload.nodes.end()))
-        cov.hosts_covered.push_back(f.host);
+      if (!f.host.empty()) covered[s].insert(f.host);
       out.findings.push_back(std::move(f));
     }
+    std::vector<Finding>().swap(r.findings);
   }
   for (size_t s = 0; s < c.sources.size(); ++s) {
     SourceCoverage& cov = c.coverage[s];
+    for (const auto& h : covered[s])
+      if ((workload.nodes.empty() || std::find(workload.nodes.begin(), workload.nodes.end(), h) != workload.nodes.end()) &&
+          std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), h) == cov.hosts_covered.end())
+        cov.hosts_covered.push_back(h);
     std::sort(cov.hosts_covered.begin(), cov.hosts_covered.end());
     for (const auto& [host, o] : outside[s])
       if (!inside[s].count(host) && std::abs(o.nearest) <= kClockSuspectSpan)

@@ -182,3 +182,39 @@ TEST_CASE("scan results do not depend on the thread count") {
   REQUIRE(a.findings.size() == b.findings.size());
   for (size_t i = 0; i < a.findings.size(); ++i) CHECK(a.findings[i].evidence[0].location == b.findings[i].evidence[0].location);
 }
+
+TEST_CASE("a file many prefilter windows long: literals across a window edge, line numbers and time anchors hold") {
+  Fixture fx;
+  // 100-byte lines without any rule's literal; the windows are 1 MiB, their pages released behind the scan.
+  auto noise = [](int i) {
+    std::string l = fmt::format("Mar 14 09:30:{:02} node1 app: step {:08} ok ", i % 60, i);
+    return l + std::string(99 - l.size(), '.') + "\n";
+  };
+  const std::string xid = "Mar 14 09:31:00 node1 kernel: NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n";
+  std::string text;
+  int lines = 0;
+  // The Xid line placed so that its literal "NVRM: Xid" straddles the first window's end (1 MiB).
+  const size_t edge = size_t(1) << 20;
+  const size_t literal_at = xid.find("NVRM: Xid");
+  while (text.size() + 100 <= edge - literal_at - 4) text += noise(lines++);
+  text += std::string(edge - literal_at - 4 - text.size() - 1, '-') + "\n";
+  ++lines;
+  text += xid;
+  const int xid_line = ++lines;
+  while (text.size() < 5 * edge) text += noise(lines++);
+  // A line without a time, its anchor one line above, far past the released pages.
+  text += "[rank3]:[E0314 09:52:00.000000 x.cpp:1] before\n";
+  text += "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  const int cuda_line = lines + 2;
+  auto p = fx.dir.file("big.log", text);
+  REQUIRE(text.find("NVRM: Xid") < edge);
+  REQUIRE(text.find("NVRM: Xid") + 9 > edge);
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 2);
+  CHECK(fx.rule(r.findings[0]).id == "t.xid79");
+  CHECK(r.findings[0].evidence[0].location == p + ":" + std::to_string(xid_line));
+  CHECK(fx.rule(r.findings[1]).id == "t.cuda-illegal");
+  CHECK(r.findings[1].evidence[0].location == p + ":" + std::to_string(cuda_line));
+  CHECK(r.findings[1].time_inferred);
+  CHECK(r.findings[1].first_seen == utc("2025-03-14T09:52:00Z"));
+}

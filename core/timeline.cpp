@@ -50,20 +50,20 @@ void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string,
            same_text(a.evidence.back().text, b.evidence.back().text);
   };
   auto key = [](const Finding& x) { return std::tie(x.rule, x.host, x.pci, x.gpu, x.rank, x.peer, x.pid, x.first_seen); };
-  std::vector<Finding> out;
-  size_t group = 0;  // first finding in `out` with the current (rule, ..., first_seen)
+  size_t n = 0;      // kept[0, n) is the result, compacted in place
+  size_t group = 0;  // first finding of the result with the current (rule, ..., first_seen)
   for (auto& f : kept) {
-    if (group < out.size() && key(out[group]) != key(f)) group = out.size();
+    if (group < n && key(kept[group]) != key(f)) group = n;
     bool dup = false;
-    for (size_t i = group; i < out.size() && !dup; ++i)
-      if (same_lines(out[i], f)) {
-        if (f.input_order < out[i].input_order) std::swap(out[i], f);
-        duplicates[{f.evidence.front().source, out[i].evidence.front().source}] += f.count;
+    for (size_t i = group; i < n && !dup; ++i)
+      if (same_lines(kept[i], f)) {
+        if (f.input_order < kept[i].input_order) std::swap(kept[i], f);
+        duplicates[{f.evidence.front().source, kept[i].evidence.front().source}] += f.count;
         dup = true;
       }
-    if (!dup) out.push_back(std::move(f));
+    if (!dup && &kept[n++] != &f) kept[n - 1] = std::move(f);
   }
-  kept = std::move(out);
+  kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(n), kept.end());
 }
 
 }  // namespace
@@ -131,6 +131,7 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
       if (e.host.empty()) e.host = f.host;
     kept.push_back(std::move(f));
   }
+  std::vector<Finding>().swap(raw);  // the findings are held once, in `kept`
 
   // 3. Fold bursts: same rule, host, GPU, rank, peer and process, closer than the rule's burst gap.
   // The process stays apart so that a repeat by another process (a restart, another job) is seen.
@@ -139,10 +140,10 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
     return burst_key(a) < burst_key(b) || (burst_key(a) == burst_key(b) && sort_key(a, rules) < sort_key(b, rules));
   });
   drop_duplicates(kept, out.duplicates);
-  std::vector<Finding> folded;
+  size_t n = 0;  // kept[0, n) holds the folded findings, compacted in place
   for (auto& f : kept) {
-    if (!folded.empty()) {
-      Finding& p = folded.back();
+    if (n > 0) {
+      Finding& p = kept[n - 1];
       bool same = burst_key(p) == burst_key(f);
       bool close = p.time_inferred || f.time_inferred || f.first_seen - p.last_seen <= rules.rules[f.rule].burst;
       if (same && close && p.time_inferred == f.time_inferred) {
@@ -153,11 +154,12 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
         continue;
       }
     }
-    folded.push_back(std::move(f));
+    if (&kept[n++] != &f) kept[n - 1] = std::move(f);
   }
-  std::sort(folded.begin(), folded.end(),
+  kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(n), kept.end());
+  std::sort(kept.begin(), kept.end(),
             [&](const Finding& a, const Finding& b) { return sort_key(a, rules) < sort_key(b, rules); });
-  out.findings = std::move(folded);
+  out.findings = std::move(kept);
   return out;
 }
 

@@ -1,6 +1,8 @@
 #include "sources/line_buffer.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -18,12 +20,35 @@ Error io_error(const std::string& path, std::string what) {
   return make_error(ErrorKind::input, std::move(what), path, 0, {}, "check the path and its permissions");
 }
 
+// An unlinked temporary file for inflated text, under $TMPDIR or /tmp; -1 when none can be made.
+int spill_file() {
+  const char* dir = std::getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  int fd = ::open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  std::string name = std::string(dir) + "/attribution-gz-XXXXXX";
+  fd = mkostemp(name.data(), O_CLOEXEC);
+  if (fd >= 0) unlink(name.c_str());
+  return fd;
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
 }  // namespace
 
 FileBytes::FileBytes(FileBytes&& o) noexcept
-    : map_(o.map_), map_len_(o.map_len_), inflated_(std::move(o.inflated_)), stored_(o.stored_), gzip_(o.gzip_),
+    : map_(o.map_), map_len_(o.map_len_), released_(o.released_), inflated_(std::move(o.inflated_)), stored_(o.stored_), gzip_(o.gzip_),
       damage_(std::move(o.damage_)) {
-  view_ = gzip_ ? std::string_view(inflated_) : o.view_;
+  view_ = map_ ? o.view_ : std::string_view(inflated_);
   o.map_ = nullptr;
   o.map_len_ = 0;
 }
@@ -32,7 +57,26 @@ FileBytes::~FileBytes() {
   if (map_) munmap(map_, map_len_);
 }
 
-Result<FileBytes> FileBytes::open(const std::string& path) {
+void FileBytes::release(size_t upto) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (!map_) return;
+  upto = std::min(upto, map_len_) / page * page;
+  if (upto <= released_) return;
+  // Read-only private pages that were never written: dropping them loses nothing.
+  madvise(static_cast<char*>(map_) + released_, upto - released_, MADV_DONTNEED);
+  released_ = upto;
+}
+
+void FileBytes::release_range(size_t from, size_t to) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  if (!map_) return;
+  from = std::max(from, released_);
+  from = (from + page - 1) / page * page;
+  to = std::min(to, map_len_) / page * page;
+  if (from < to) madvise(static_cast<char*>(map_) + from, to - from, MADV_DONTNEED);
+}
+
+Result<FileBytes> FileBytes::open(const std::string& path, size_t inflate_in_memory) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return io_error(path, fmt::format("cannot open: {}", std::strerror(errno)));
   struct stat st {};
@@ -54,12 +98,27 @@ Result<FileBytes> FileBytes::open(const std::string& path) {
     gzbuffer(gz, 1 << 17);
     char buf[1 << 16];
     int n;
+    size_t total = 0;
+    int spill = -1;  // the temporary file, once the text outgrows memory
+    auto fail = [&](std::string what, std::string hint) {
+      gzclose(gz);
+      if (spill >= 0) ::close(spill);
+      return make_error(ErrorKind::input, std::move(what), path, 0, {}, std::move(hint));
+    };
     while ((n = gzread(gz, buf, sizeof buf)) > 0) {
-      fb.inflated_.append(buf, static_cast<size_t>(n));
-      if (fb.inflated_.size() > kMaxInflated) {
-        gzclose(gz);
-        return io_error(path, "gzip content larger than 8 GiB");
+      total += static_cast<size_t>(n);
+      if (total > kMaxInflated) return fail("gzip content larger than 8 GiB", "decompress it by hand if it is a real log");
+      if (spill < 0 && fb.inflated_.size() + static_cast<size_t>(n) > inflate_in_memory) {
+        spill = spill_file();
+        if (spill < 0 || !write_all(spill, fb.inflated_.data(), fb.inflated_.size()))
+          return fail(fmt::format("cannot write its inflated text to a temporary file: {}", std::strerror(errno)),
+                      "set TMPDIR to a directory with room for the decompressed log");
+        std::string().swap(fb.inflated_);
       }
+      if (spill < 0) fb.inflated_.append(buf, static_cast<size_t>(n));
+      else if (!write_all(spill, buf, static_cast<size_t>(n)))
+        return fail(fmt::format("cannot write its inflated text to a temporary file: {}", std::strerror(errno)),
+                    "set TMPDIR to a directory with room for the decompressed log");
     }
     int err = 0;
     const char* msg = gzerror(gz, &err);
@@ -67,9 +126,21 @@ Result<FileBytes> FileBytes::open(const std::string& path) {
     std::string reason = truncated ? std::string(msg ? msg : "corrupt gzip data") : "";
     gzclose(gz);
     // A truncated .gz still gives its readable prefix; the caller reports it as partial.
-    if (truncated && fb.inflated_.empty()) return io_error(path, "corrupt gzip data: " + reason);
-    if (truncated) fb.damage_ = fmt::format("read {} bytes, then: {}", fb.inflated_.size(), reason);
-    fb.view_ = fb.inflated_;
+    if (truncated && total == 0) {
+      if (spill >= 0) ::close(spill);
+      return io_error(path, "corrupt gzip data: " + reason);
+    }
+    if (truncated) fb.damage_ = fmt::format("read {} bytes, then: {}", total, reason);
+    if (spill >= 0) {
+      void* m = mmap(nullptr, total, PROT_READ, MAP_PRIVATE, spill, 0);
+      ::close(spill);
+      if (m == MAP_FAILED) return io_error(path, fmt::format("cannot map its inflated text: {}", std::strerror(errno)));
+      fb.map_ = m;
+      fb.map_len_ = total;
+      fb.view_ = std::string_view(static_cast<const char*>(m), total);
+    } else {
+      fb.view_ = fb.inflated_;
+    }
     return fb;
   }
   if (st.st_size > 0) {

@@ -1,5 +1,5 @@
 #pragma once
-// A log file's bytes in memory: mapped when plain, inflated when gzip (.gz or gzip magic).
+// A log file's bytes: mapped when plain; inflated when gzip (.gz or gzip magic), in memory when small.
 #include <string>
 #include <string_view>
 
@@ -7,9 +7,13 @@
 
 namespace attribution {
 
+// Inflated .gz text beyond this goes to an unlinked temporary file under $TMPDIR (else /tmp),
+// mapped like a plain log: memory stays flat however large the .gz.
+constexpr size_t kInflateInMemory = size_t(8) << 20;
+
 class FileBytes {
  public:
-  static Result<FileBytes> open(const std::string& path);
+  static Result<FileBytes> open(const std::string& path, size_t inflate_in_memory = kInflateInMemory);
   FileBytes(FileBytes&& o) noexcept;
   FileBytes& operator=(FileBytes&&) = delete;
   FileBytes(const FileBytes&) = delete;
@@ -17,13 +21,21 @@ class FileBytes {
   std::string_view view() const { return view_; }
   int64_t stored_bytes() const { return stored_; }  // on disk (compressed size for .gz)
   bool gzip() const { return gzip_; }
+  bool spilled() const { return gzip_ && map_; }  // inflated into a temporary file, not memory
   // Non-empty when only a prefix could be read (a truncated or corrupt .gz).
   const std::string& damage() const { return damage_; }
+  // The scan is past [0, upto): a mapped file's pages there leave the process's resident set
+  // (they stay in the page cache, and a later look back maps them in again), so memory does not
+  // grow with a file's size.
+  void release(size_t upto);
+  // The same for the whole pages inside [from, to), a stretch read ahead of the scan.
+  void release_range(size_t from, size_t to);
 
  private:
   FileBytes() = default;
   void* map_ = nullptr;
   size_t map_len_ = 0;
+  size_t released_ = 0;
   std::string inflated_;
   std::string_view view_;
   int64_t stored_ = 0;

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Deterministic generator of realistic job directories for scale tests and benchmarks.
-#   generate.sh --scenario NAME --tier S|M|L [--seed N] --out DIR
+#   generate.sh --scenario NAME --tier S|M|L [--seed N] [--lines N] --out DIR
 # Tiers: S = 8 nodes x 8 ranks (~100 MB), M = 128 x 8 (~2 GB), L = 1000 x 8 (~16 GB).
+# --lines sets the lines per rank log (the tier's own by default): more bytes, the same findings.
 # Scenarios: xid79, ib-flap, ecc, app-exception, host-oom, hang, noise.
 # Writes DIR/workload.toml, DIR/attribution.toml, DIR/truth.toml and DIR/logs/<node>/{rank-R.log,kern.log},
 # in the real line formats of NCCL 2.21 (no WARN timestamps), PyTorch c10d, torchrun and the kernel.
 set -euo pipefail
-SCENARIO=""; TIER=S; SEED=1; OUT=""
+SCENARIO=""; TIER=S; SEED=1; OUT=""; LINES_ARG=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --scenario) SCENARIO="$2"; shift 2;;
     --tier) TIER="$2"; shift 2;;
     --seed) SEED="$2"; shift 2;;
     --out) OUT="$2"; shift 2;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0;;
+    --lines) LINES_ARG="$2"; shift 2;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
 done
@@ -24,6 +26,10 @@ case "$TIER" in
   L) NODES=1000; LINES=20000;;
   *) echo "tier is S, M or L" >&2; exit 2;;
 esac
+if [ -n "$LINES_ARG" ]; then
+  [[ "$LINES_ARG" =~ ^[0-9]+$ ]] && [ "$LINES_ARG" -ge 1000 ] || { echo "--lines is a whole number, at least 1000" >&2; exit 2; }
+  LINES=$LINES_ARG
+fi
 case "$SCENARIO" in xid79|ib-flap|ecc|app-exception|host-oom|hang|noise) ;; *) echo "unknown scenario $SCENARIO" >&2; exit 2;; esac
 rm -rf "$OUT"; mkdir -p "$OUT/logs"
 # The faulty node and rank follow from the seed, so a run is reproducible and not always node 1.
