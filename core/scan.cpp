@@ -134,9 +134,9 @@ constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pag
 class FileScanner {
  public:
   FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const LiteralSearch* search,
-              const Workload& w, bool record, size_t max_findings)
+              const Workload& w, bool record, size_t max_findings, ReadBuffer* read_buffer)
       : file_(file), src_(src), m_(m), search_(search), w_(w), record_(record && !file.text && !file.extract),
-        max_findings_(max_findings) {
+        max_findings_(max_findings), read_buffer_(read_buffer) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
@@ -158,7 +158,7 @@ class FileScanner {
       if (x.failed) return out;
       buf = x.text;
     } else {
-      auto opened = FileBytes::open(file_.path);
+      auto opened = FileBytes::open(file_.path, kInflateInMemory, read_buffer_);
       if (!opened) {
         out.failed = true;
         out.problem = fmt::format("{}: {}", file_.path, opened.error().message);
@@ -521,6 +521,7 @@ class FileScanner {
   std::string_view buf_;
   bool record_;
   size_t max_findings_;
+  ReadBuffer* read_buffer_;  // this thread's, for small plain files
   size_t released_ = 0;  // the mapping's pages before this were released
   size_t counted_pos_ = 0;
   int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
@@ -544,10 +545,11 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   std::atomic<size_t> next{0};
   if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
   auto worker = [&] {
+    ReadBuffer buffer;
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
       results[i] =
-          FileScanner(f, c.sources[f.source], matcher, search.get(), workload, record, per_file).run();
+          FileScanner(f, c.sources[f.source], matcher, search.get(), workload, record, per_file, &buffer).run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
         progress->files_done += 1;

@@ -48,7 +48,8 @@ bool write_all(int fd, const char* p, size_t n) {
 FileBytes::FileBytes(FileBytes&& o) noexcept
     : map_(o.map_), map_len_(o.map_len_), released_(o.released_), inflated_(std::move(o.inflated_)), stored_(o.stored_), gzip_(o.gzip_),
       damage_(std::move(o.damage_)) {
-  view_ = map_ ? o.view_ : std::string_view(inflated_);
+  view_ = o.view_in_inflated_ ? std::string_view(inflated_) : o.view_;
+  view_in_inflated_ = o.view_in_inflated_;
   o.map_ = nullptr;
   o.map_len_ = 0;
 }
@@ -76,7 +77,7 @@ void FileBytes::release_range(size_t from, size_t to) {
   if (from < to) madvise(static_cast<char*>(map_) + from, to - from, MADV_DONTNEED);
 }
 
-Result<FileBytes> FileBytes::open(const std::string& path, size_t inflate_in_memory) {
+Result<FileBytes> FileBytes::open(const std::string& path, size_t inflate_in_memory, ReadBuffer* buffer) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return io_error(path, fmt::format("cannot open: {}", std::strerror(errno)));
   struct stat st {};
@@ -140,7 +141,30 @@ Result<FileBytes> FileBytes::open(const std::string& path, size_t inflate_in_mem
       fb.view_ = std::string_view(static_cast<const char*>(m), total);
     } else {
       fb.view_ = fb.inflated_;
+      fb.view_in_inflated_ = true;
     }
+    return fb;
+  }
+  if (buffer && st.st_size > 0 && static_cast<size_t>(st.st_size) <= kReadIntoBuffer) {
+    const size_t size = static_cast<size_t>(st.st_size);
+    if (buffer->capacity < size) {
+      buffer->data.reset(new char[size]);
+      buffer->capacity = size;
+    }
+    size_t done = 0;
+    while (done < size) {
+      ssize_t n = pread(fd, buffer->data.get() + done, size - done, static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        std::string why = std::strerror(errno);
+        ::close(fd);
+        return io_error(path, "cannot read: " + why);
+      }
+      if (n == 0) break;  // the file shrank while being read: keep what is there
+      done += static_cast<size_t>(n);
+    }
+    fb.view_ = std::string_view(buffer->data.get(), done);
+    ::close(fd);
     return fb;
   }
   if (st.st_size > 0) {

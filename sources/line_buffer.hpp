@@ -1,5 +1,6 @@
 #pragma once
 // A log file's bytes: mapped when plain; inflated when gzip (.gz or gzip magic), in memory when small.
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -11,9 +12,22 @@ namespace attribution {
 // mapped like a plain log: memory stays flat however large the .gz.
 constexpr size_t kInflateInMemory = size_t(8) << 20;
 
+// Plain files up to this size are read into the caller's ReadBuffer instead of mapped: one copy
+// out of the page cache costs less than the page faults of a mapping and the TLB shootdowns of
+// unmapping it while other threads scan.
+constexpr size_t kReadIntoBuffer = size_t(8) << 20;
+
+// A buffer reused from file to file by one scanning thread.
+struct ReadBuffer {
+  std::unique_ptr<char[]> data;
+  size_t capacity = 0;
+};
+
 class FileBytes {
  public:
-  static Result<FileBytes> open(const std::string& path, size_t inflate_in_memory = kInflateInMemory);
+  // With `buffer`, a small plain file is read into it: the view is valid until the buffer's next use.
+  static Result<FileBytes> open(const std::string& path, size_t inflate_in_memory = kInflateInMemory,
+                                ReadBuffer* buffer = nullptr);
   FileBytes(FileBytes&& o) noexcept;
   FileBytes& operator=(FileBytes&&) = delete;
   FileBytes(const FileBytes&) = delete;
@@ -38,6 +52,7 @@ class FileBytes {
   size_t released_ = 0;
   std::string inflated_;
   std::string_view view_;
+  bool view_in_inflated_ = false;  // view_ is inflated_ (moves must re-point it)
   int64_t stored_ = 0;
   bool gzip_ = false;
   std::string damage_;
