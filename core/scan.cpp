@@ -18,24 +18,13 @@
 #include "core/json_writer.hpp"
 #include "core/line_prefix.hpp"
 #include "core/literal_search.hpp"
+#include "core/source_status.hpp"
 #include "sources/line_buffer.hpp"
 
 namespace attribution {
 namespace {
 
 constexpr int kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
-
-// Matching lines of one host whose own time lies outside the window: a host whose every matching
-// line does is likely a host with its clock (or its source's time zone) off.
-struct OutsideWindow {
-  int64_t count = 0;
-  Micros nearest = 0;       // signed distance to the window of the closest one: < 0 before, > 0 after
-  Micros nearest_time = 0;  // its time
-  void add(int64_t lines, Micros distance, Micros time) {
-    if (count == 0 || std::abs(distance) < std::abs(nearest)) nearest = distance, nearest_time = time;
-    count += lines;
-  }
-};
 
 struct FileScan {
   std::vector<Finding> findings;
@@ -65,36 +54,6 @@ std::string evidence_text(std::string_view line) {
   size_t cut = kMaxEvidenceText;
   while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
   return sanitize_utf8(line.substr(0, cut)) + fmt::format(" [... {} more bytes]", line.size() - cut);
-}
-
-// Within this distance of the window, a host's out-of-window lines look like a clock offset rather
-// than another day's history.
-constexpr Micros kClockSuspectSpan = 3 * 3600 * kMicrosPerSecond;
-
-std::string clock_suspect(const std::string& host, const OutsideWindow& o, const Workload& w) {
-  constexpr Micros kMinute = 60 * kMicrosPerSecond;
-  const bool before = o.nearest < 0;
-  std::string out = fmt::format("{}: {} matching line(s) lie outside the window (the nearest {} min {} it), none "
-                                "inside: is its clock or this source's time zone off?",
-                                host.empty() ? "(no host)" : host, o.count, (std::abs(o.nearest) + kMinute - 1) / kMinute,
-                                before ? "before" : "after");
-  // The margin that would take the nearest one in, counted from the job's start or end as the flags are.
-  const std::optional<Micros>& edge = before ? w.start : w.end;
-  if (edge) {
-    Micros margin = before ? *edge - o.nearest_time : o.nearest_time - *edge;
-    out += fmt::format(" {} {}m takes it in", before ? "--before" : "--after", margin / kMinute + 1);
-  }
-  return out;
-}
-
-std::string hosts_without_data(const std::vector<std::string>& nodes, const SourceCoverage& cov) {
-  std::vector<std::string> missing;
-  for (const auto& n : nodes)
-    if (!std::binary_search(cov.hosts_covered.begin(), cov.hosts_covered.end(), n)) missing.push_back(n);
-  std::string names;
-  for (size_t i = 0; i < missing.size() && i < 5; ++i) names += (i ? ", " : "") + missing[i];
-  if (missing.size() > 5) names += fmt::format(" and {} more", missing.size() - 5);
-  return fmt::format("no data from {} of {} host(s): {}", missing.size(), nodes.size(), names);
 }
 
 // The first `take` bytes of a regular, uncompressed file; empty otherwise.
@@ -565,10 +524,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   ScanResult out;
   if (record)
     for (auto& r : results) out.extracts.push_back(std::move(r.extract));
-  std::vector<int64_t> failed(c.sources.size(), 0), empty(c.sources.size(), 0);
-  std::vector<std::map<std::string, OutsideWindow>> outside(c.sources.size());
-  std::vector<std::set<std::string>> inside(c.sources.size());  // hosts with a matching line in the window
-  std::vector<std::set<std::string>> covered(c.sources.size());
+  std::vector<SourceTally> tally(c.sources.size());
   // Findings move into one list, each file's freed as it goes: memory holds the findings once.
   size_t total = 0;
   for (const auto& r : results) total += r.findings.size();
@@ -580,55 +536,28 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     cov.files += 1;
     if (!c.files[i].text) cov.bytes += r.bytes;  // inline text: its collector counted what it received
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
-    if (r.failed) ++failed[s];
-    if (!r.failed && r.bytes == 0) ++empty[s];
+    if (r.failed) ++tally[s].failed;
+    if (!r.failed && r.bytes == 0) ++tally[s].empty;
     cov.lines_not_kept += r.not_kept;
     if (r.not_kept > 0)
       cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
                                          c.files[i].path, per_file, r.not_kept));
-    for (const auto& [host, o] : r.outside) outside[s][host].add(o.count, o.nearest, o.nearest_time);
+    for (const auto& [host, o] : r.outside) tally[s].outside[host].add(o.count, o.nearest, o.nearest_time);
     for (const auto& f : r.findings) {
       cov.records += f.count;  // lines, folded or not
-      if (!f.time_inferred) inside[s].insert(f.host);
+      if (!f.time_inferred) tally[s].inside.insert(f.host);
     }
     for (auto& f : r.findings) {
       if (!f.time_inferred) {
         out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
         out.latest = std::max(out.latest.value_or(f.first_seen), f.first_seen);
       }
-      if (!f.host.empty()) covered[s].insert(f.host);
+      if (!f.host.empty()) tally[s].covered.insert(f.host);
       out.findings.push_back(std::move(f));
     }
     std::vector<Finding>().swap(r.findings);
   }
-  for (size_t s = 0; s < c.sources.size(); ++s) {
-    SourceCoverage& cov = c.coverage[s];
-    for (const auto& h : covered[s])
-      if ((workload.nodes.empty() || std::find(workload.nodes.begin(), workload.nodes.end(), h) != workload.nodes.end()) &&
-          std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), h) == cov.hosts_covered.end())
-        cov.hosts_covered.push_back(h);
-    std::sort(cov.hosts_covered.begin(), cov.hosts_covered.end());
-    for (const auto& [host, o] : outside[s])
-      if (!inside[s].count(host) && std::abs(o.nearest) <= kClockSuspectSpan)
-        cov.problems.push_back(clock_suspect(host, o, workload));
-    if (cov.status != SourceStatus::ok) continue;  // a collector already said what went wrong
-    if (cov.files == 0) {
-      cov.status = SourceStatus::empty;
-      cov.reason = cov.problems.empty() ? "no files" : cov.problems.front();
-    } else if (empty[s] == cov.files) {
-      cov.status = SourceStatus::empty;
-      cov.reason = fmt::format("{} file(s), all empty", cov.files);
-    } else if (failed[s] == cov.files) {
-      cov.status = SourceStatus::error;
-      cov.reason = cov.problems.front();
-    } else if (!cov.problems.empty()) {
-      cov.status = SourceStatus::partial;
-      cov.reason = problems_summary(cov.problems);
-    } else if (cov.hosts_expected > 0 && static_cast<int64_t>(cov.hosts_covered.size()) < cov.hosts_expected) {
-      cov.status = SourceStatus::ok;
-      cov.reason = hosts_without_data(workload.nodes, cov);
-    }
-  }
+  for (size_t s = 0; s < c.sources.size(); ++s) settle_source(c.coverage[s], tally[s], workload);
   return out;
 }
 
