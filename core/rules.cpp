@@ -51,6 +51,8 @@ bool selector_matches(std::string_view sel, const Rule& r) {
 
 namespace {
 
+constexpr size_t kMaxLiteral = 1024;  // the scan's windows overlap by the longest literal
+
 const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
                                          "category", "family", "blame", "confidence", "action", "priority",
                                          "burst", "scope", "within", "explains", "repeated", "match", "no_match"};
@@ -133,8 +135,12 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
     if (auto st = need(key, *out, req); !st) return st.error();
   ATTRIBUTION_TRY(rule.literals, rr.str_list("literals"));
   if (rule.literals.empty()) return rr.error("literals", "a rule needs at least one literal for the prefilter");
-  for (const auto& l : rule.literals)
+  for (const auto& l : rule.literals) {
     if (l.empty()) return rr.error("literals", "a literal must not be empty");
+    if (l.size() > kMaxLiteral)
+      return rr.error("literals", fmt::format("a literal must be at most {} bytes (this one has {})", kMaxLiteral, l.size()),
+                      "a literal is a short substring every matching line holds");
+  }
   ATTRIBUTION_TRY(rule.streams, rr.str_list("streams"));
   for (const auto& st : rule.streams)
     if (st != "applog" && st != "syslog" && st != "scheduler" && st != "metrics")

@@ -93,6 +93,9 @@ TEST_CASE("invalid rules are errors with the line") {
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { blame = \"gpu\" }\n"), "blame 'gpu'");
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { after = 2 }\n"), "unknown key 'after'");
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = 2\n"), "repeated is a table");
+  const std::string literals = "literals = [\"NVRM: Xid\"]";
+  bad(std::string(base).replace(base.find(literals), literals.size(), "literals = [\"" + std::string(2000, 'x') + "\"]"),
+      "a literal must be at most 1024 bytes");
 }
 
 TEST_CASE("a repeated reading keeps the rule's own labels where it does not set them") {

@@ -190,7 +190,7 @@ class FileScanner {
         return c;
       }
       if (end == buf.size()) return std::string_view::npos;
-      from = end - std::min(end - from, m_.longest_literal());
+      from = end - std::min(m_.longest_literal(), kReleaseStep / 2);  // rules cap literals far below this
     }
     return std::string_view::npos;
   }
