@@ -140,7 +140,7 @@ class FileScanner {
     size_t pos = 0;
     std::vector<int> hits, blocks;
     bytes_ = bytes ? &*bytes : nullptr;
-    while ((pos = next_candidate(buf, pos, bytes_)) != std::string_view::npos) {
+    while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
       m_.match_line(line, stream_, &hits);
@@ -174,12 +174,12 @@ class FileScanner {
   // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
   // window at a time, overlapping by the longest literal, and the mapping's pages behind the
   // window are released: resident memory stays flat whatever the file's size.
-  size_t next_candidate(std::string_view buf, size_t from, FileBytes* bytes) {
+  size_t next_candidate(std::string_view buf, size_t from) {
     while (from < buf.size()) {
-      if (bytes && from > released_ + kReleaseStep) {
+      if (bytes_ && from > released_ + kReleaseStep) {
         released_ = from - kReleaseStep / 4;  // a time anchor may look back a little
         count_lines_to(released_);            // before the pages go, not after (that would map them again)
-        bytes->release(released_);
+        bytes_->release(released_);
       }
       size_t end = std::min(buf.size(), from + kReleaseStep);
       size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_);
@@ -355,14 +355,6 @@ class FileScanner {
     return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
   }
 
-  // A look ahead for a time anchor may cross much of the file once: the pages it read beyond
-  // the prefilter's window leave the resident set again (the scan maps them back when it gets there).
-  Anchor search_forward_released(size_t q) {
-    Anchor a = search_forward(q);
-    if (bytes_ && a.pos > q + 2 * kReleaseStep) bytes_->release_range(q + kReleaseStep, a.pos - kReleaseStep);
-    return a;
-  }
-
   Micros inferred_time(size_t q) {
     std::optional<Anchor> prev;
     Anchor next{0, std::nullopt};
@@ -379,7 +371,7 @@ class FileScanner {
       }
       prev = search_back(q, floor);
       if (!prev) prev = below;
-      next = search_forward_released(q);
+      next = search_forward(q);
     }
     last_query_ = q;
     last_prev_ = prev;
@@ -484,7 +476,7 @@ class FileScanner {
   size_t released_ = 0;  // the mapping's pages before this were released
   size_t counted_pos_ = 0;
   int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
-  FileBytes* bytes_ = nullptr;  // a mapped file's bytes, while run() reads them
+  FileBytes* bytes_ = nullptr;  // the file's bytes, while run() reads them (null for inline text)
   std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
   bool boot_searched_ = false;
   std::optional<Micros> boot_;

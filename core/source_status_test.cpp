@@ -26,57 +26,59 @@ SourceCoverage files(int64_t n, int64_t hosts_expected = 0) {
   return c;
 }
 
+SourceTally tally(int64_t failed, int64_t empty, std::set<std::string> covered = {}) {
+  SourceTally t;
+  t.failed = failed;
+  t.empty = empty;
+  t.covered = std::move(covered);
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("a source's status follows what its files gave") {
-  Workload w = two_nodes();
+  const Workload w = two_nodes();
+  // `c` as settle_source leaves it after the scan's tally `t`.
+  auto settled = [&](SourceCoverage c, const SourceTally& t) {
+    settle_source(c, t, w);
+    return c;
+  };
   SECTION("no files") {
-    SourceCoverage c = files(0);
-    settle_source(c, {}, w);
+    SourceCoverage c = settled(files(0), {});
     CHECK(c.status == SourceStatus::empty);
     CHECK(c.reason == "no files");
   }
   SECTION("every file empty") {
-    SourceCoverage c = files(3);
-    SourceTally t;
-    t.empty = 3;
-    settle_source(c, t, w);
+    SourceCoverage c = settled(files(3), tally(0, 3));
     CHECK(c.status == SourceStatus::empty);
     CHECK(c.reason == "3 file(s), all empty");
   }
   SECTION("every file failed: the first problem is the reason") {
-    SourceCoverage c = files(2);
-    c.problems = {"a.log: cannot open: Permission denied", "b.log: skipped, binary content"};
-    SourceTally t;
-    t.failed = 2;
-    settle_source(c, t, w);
+    SourceCoverage f = files(2);
+    f.problems = {"a.log: cannot open: Permission denied", "b.log: skipped, binary content"};
+    SourceCoverage c = settled(f, tally(2, 0));
     CHECK(c.status == SourceStatus::error);
     CHECK(c.reason == "a.log: cannot open: Permission denied");
   }
   SECTION("some problems: partial") {
-    SourceCoverage c = files(2);
-    c.problems = {"b.log: partly read, unexpected end of file"};
-    SourceTally t;
-    t.failed = 0;
-    t.covered = {"node1", "node2"};
-    settle_source(c, t, w);
+    SourceCoverage f = files(2);
+    f.problems = {"b.log: partly read, unexpected end of file"};
+    SourceCoverage c = settled(f, tally(0, 0, {"node1", "node2"}));
     CHECK(c.status == SourceStatus::partial);
     CHECK(c.reason.find("b.log") != std::string::npos);
   }
   SECTION("a workload host without data is named; hosts outside the workload are not covered") {
-    SourceCoverage c = files(2, 2);
-    SourceTally t;
-    t.covered = {"node1", "login1"};
-    settle_source(c, t, w);
+    SourceCoverage c = settled(files(2, 2), tally(0, 0, {"node1", "login1"}));
     CHECK(c.status == SourceStatus::ok);
     CHECK(c.hosts_covered == std::vector<std::string>{"node1"});
     CHECK(c.reason == "no data from 1 of 2 host(s): node2");
   }
   SECTION("a collector's verdict stands") {
-    SourceCoverage c = files(0);
-    c.status = SourceStatus::error;
-    c.reason = "HTTP 401";
-    settle_source(c, {}, w);
+    SourceCoverage f = files(0);
+    f.status = SourceStatus::error;
+    f.reason = "HTTP 401";
+    SourceCoverage c = settled(f, {});
+    CHECK(c.status == SourceStatus::error);
     CHECK(c.reason == "HTTP 401");
   }
 }

@@ -48,8 +48,7 @@ bool write_all(int fd, const char* p, size_t n) {
 FileBytes::FileBytes(FileBytes&& o) noexcept
     : map_(o.map_), map_len_(o.map_len_), released_(o.released_), inflated_(std::move(o.inflated_)), stored_(o.stored_), gzip_(o.gzip_),
       damage_(std::move(o.damage_)) {
-  view_ = o.view_in_inflated_ ? std::string_view(inflated_) : o.view_;
-  view_in_inflated_ = o.view_in_inflated_;
+  view_ = gzip_ && !map_ ? std::string_view(inflated_) : o.view_;  // a .gz inflated in memory views its own string
   o.map_ = nullptr;
   o.map_len_ = 0;
 }
@@ -68,13 +67,79 @@ void FileBytes::release(size_t upto) {
   released_ = upto;
 }
 
-void FileBytes::release_range(size_t from, size_t to) {
-  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  if (!map_) return;
-  from = std::max(from, released_);
-  from = (from + page - 1) / page * page;
-  to = std::min(to, map_len_) / page * page;
-  if (from < to) madvise(static_cast<char*>(map_) + from, to - from, MADV_DONTNEED);
+// Inflates the gzip stream on `fd` (which it closes), 64 KiB at a time: into memory up to
+// `in_memory` bytes, past that into a temporary file that is then mapped.
+Status FileBytes::inflate(int fd, const std::string& path, size_t in_memory) {
+  gzip_ = true;
+  gzFile gz = gzdopen(fd, "rb");
+  if (!gz) {
+    ::close(fd);
+    return io_error(path, "cannot open gzip stream");
+  }
+  gzbuffer(gz, 1 << 17);
+  char buf[1 << 16];
+  int n;
+  size_t total = 0;
+  int spill = -1;  // the temporary file, once the text outgrows memory
+  auto fail = [&](std::string what, std::string hint) {
+    gzclose(gz);
+    if (spill >= 0) ::close(spill);
+    return make_error(ErrorKind::input, std::move(what), path, 0, {}, std::move(hint));
+  };
+  auto spill_failed = [&] {
+    return fail(fmt::format("cannot write its inflated text to a temporary file: {}", std::strerror(errno)),
+                "set TMPDIR to a directory with room for the decompressed log");
+  };
+  while ((n = gzread(gz, buf, sizeof buf)) > 0) {
+    total += static_cast<size_t>(n);
+    if (total > kMaxInflated) return fail("gzip content larger than 8 GiB", "decompress it by hand if it is a real log");
+    if (spill < 0 && inflated_.size() + static_cast<size_t>(n) > in_memory) {
+      spill = spill_file();
+      if (spill < 0 || !write_all(spill, inflated_.data(), inflated_.size())) return spill_failed();
+      std::string().swap(inflated_);
+    }
+    if (spill < 0) inflated_.append(buf, static_cast<size_t>(n));
+    else if (!write_all(spill, buf, static_cast<size_t>(n))) return spill_failed();
+  }
+  int err = 0;
+  const char* msg = gzerror(gz, &err);
+  bool truncated = n < 0 || err != Z_OK;  // Z_BUF_ERROR: the stream ends early
+  std::string reason = truncated ? std::string(msg ? msg : "corrupt gzip data") : "";
+  gzclose(gz);
+  // A truncated .gz still gives its readable prefix; the caller reports it as partial.
+  if (truncated && total == 0) {
+    if (spill >= 0) ::close(spill);
+    return io_error(path, "corrupt gzip data: " + reason);
+  }
+  if (truncated) damage_ = fmt::format("read {} bytes, then: {}", total, reason);
+  if (spill < 0) {
+    view_ = inflated_;
+    return Ok{};
+  }
+  void* m = mmap(nullptr, total, PROT_READ, MAP_PRIVATE, spill, 0);
+  ::close(spill);
+  if (m == MAP_FAILED) return io_error(path, fmt::format("cannot map its inflated text: {}", std::strerror(errno)));
+  map_ = m;
+  map_len_ = total;
+  view_ = std::string_view(static_cast<const char*>(m), total);
+  return Ok{};
+}
+
+Status FileBytes::read_into(int fd, const std::string& path, size_t size, ReadBuffer& buffer) {
+  if (buffer.capacity < size) {
+    buffer.data.reset(new char[size]);
+    buffer.capacity = size;
+  }
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = pread(fd, buffer.data.get() + done, size - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error(path, fmt::format("cannot read: {}", std::strerror(errno)));
+    if (n == 0) break;  // the file shrank while being read: keep what is there
+    done += static_cast<size_t>(n);
+  }
+  view_ = std::string_view(buffer.data.get(), done);
+  return Ok{};
 }
 
 Result<FileBytes> FileBytes::open(const std::string& path, size_t inflate_in_memory, ReadBuffer* buffer) {
@@ -90,81 +155,13 @@ Result<FileBytes> FileBytes::open(const std::string& path, size_t inflate_in_mem
   unsigned char magic[2] = {0, 0};
   ssize_t got = st.st_size >= 2 ? pread(fd, magic, 2, 0) : 0;
   if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-    fb.gzip_ = true;
-    gzFile gz = gzdopen(fd, "rb");
-    if (!gz) {
-      ::close(fd);
-      return io_error(path, "cannot open gzip stream");
-    }
-    gzbuffer(gz, 1 << 17);
-    char buf[1 << 16];
-    int n;
-    size_t total = 0;
-    int spill = -1;  // the temporary file, once the text outgrows memory
-    auto fail = [&](std::string what, std::string hint) {
-      gzclose(gz);
-      if (spill >= 0) ::close(spill);
-      return make_error(ErrorKind::input, std::move(what), path, 0, {}, std::move(hint));
-    };
-    while ((n = gzread(gz, buf, sizeof buf)) > 0) {
-      total += static_cast<size_t>(n);
-      if (total > kMaxInflated) return fail("gzip content larger than 8 GiB", "decompress it by hand if it is a real log");
-      if (spill < 0 && fb.inflated_.size() + static_cast<size_t>(n) > inflate_in_memory) {
-        spill = spill_file();
-        if (spill < 0 || !write_all(spill, fb.inflated_.data(), fb.inflated_.size()))
-          return fail(fmt::format("cannot write its inflated text to a temporary file: {}", std::strerror(errno)),
-                      "set TMPDIR to a directory with room for the decompressed log");
-        std::string().swap(fb.inflated_);
-      }
-      if (spill < 0) fb.inflated_.append(buf, static_cast<size_t>(n));
-      else if (!write_all(spill, buf, static_cast<size_t>(n)))
-        return fail(fmt::format("cannot write its inflated text to a temporary file: {}", std::strerror(errno)),
-                    "set TMPDIR to a directory with room for the decompressed log");
-    }
-    int err = 0;
-    const char* msg = gzerror(gz, &err);
-    bool truncated = n < 0 || err != Z_OK;  // Z_BUF_ERROR: the stream ends early
-    std::string reason = truncated ? std::string(msg ? msg : "corrupt gzip data") : "";
-    gzclose(gz);
-    // A truncated .gz still gives its readable prefix; the caller reports it as partial.
-    if (truncated && total == 0) {
-      if (spill >= 0) ::close(spill);
-      return io_error(path, "corrupt gzip data: " + reason);
-    }
-    if (truncated) fb.damage_ = fmt::format("read {} bytes, then: {}", total, reason);
-    if (spill >= 0) {
-      void* m = mmap(nullptr, total, PROT_READ, MAP_PRIVATE, spill, 0);
-      ::close(spill);
-      if (m == MAP_FAILED) return io_error(path, fmt::format("cannot map its inflated text: {}", std::strerror(errno)));
-      fb.map_ = m;
-      fb.map_len_ = total;
-      fb.view_ = std::string_view(static_cast<const char*>(m), total);
-    } else {
-      fb.view_ = fb.inflated_;
-      fb.view_in_inflated_ = true;
-    }
+    if (auto inflated = fb.inflate(fd, path, inflate_in_memory); !inflated) return inflated.error();
     return fb;
   }
   if (buffer && st.st_size > 0 && static_cast<size_t>(st.st_size) <= kReadIntoBuffer) {
-    const size_t size = static_cast<size_t>(st.st_size);
-    if (buffer->capacity < size) {
-      buffer->data.reset(new char[size]);
-      buffer->capacity = size;
-    }
-    size_t done = 0;
-    while (done < size) {
-      ssize_t n = pread(fd, buffer->data.get() + done, size - done, static_cast<off_t>(done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        std::string why = std::strerror(errno);
-        ::close(fd);
-        return io_error(path, "cannot read: " + why);
-      }
-      if (n == 0) break;  // the file shrank while being read: keep what is there
-      done += static_cast<size_t>(n);
-    }
-    fb.view_ = std::string_view(buffer->data.get(), done);
+    auto read = fb.read_into(fd, path, static_cast<size_t>(st.st_size), *buffer);
     ::close(fd);
+    if (!read) return read.error();
     return fb;
   }
   if (st.st_size > 0) {

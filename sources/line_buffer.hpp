@@ -42,17 +42,16 @@ class FileBytes {
   // (they stay in the page cache, and a later look back maps them in again), so memory does not
   // grow with a file's size.
   void release(size_t upto);
-  // The same for the whole pages inside [from, to), a stretch read ahead of the scan.
-  void release_range(size_t from, size_t to);
 
  private:
   FileBytes() = default;
+  Status inflate(int fd, const std::string& path, size_t in_memory);
+  Status read_into(int fd, const std::string& path, size_t size, ReadBuffer& buffer);
   void* map_ = nullptr;
   size_t map_len_ = 0;
   size_t released_ = 0;
   std::string inflated_;
   std::string_view view_;
-  bool view_in_inflated_ = false;  // view_ is inflated_ (moves must re-point it)
   int64_t stored_ = 0;
   bool gzip_ = false;
   std::string damage_;
