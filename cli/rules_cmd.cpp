@@ -147,6 +147,7 @@ int show_rule(const std::string& id, const std::vector<std::string>& extra) {
   std::printf("literals:   %s\n", fmt::format("{}", fmt::join(r->literals, " | ")).c_str());
   std::printf("pattern:    %s\n", r->pattern.c_str());
   if (r->lines > 1) std::printf("lines:      %d\n", r->lines);
+  for (const auto& c : r->when) std::printf("when:       %s\n", to_string(c).c_str());
   std::printf("burst:      %llds\n", static_cast<long long>(r->burst / kMicrosPerSecond));
   for (const auto& e : r->explains)
     std::printf("explains:   %s (scope %s, within %llds)\n", e.what.c_str(), std::string(to_string(e.scope)).c_str(),

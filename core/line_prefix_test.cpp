@@ -105,6 +105,18 @@ TEST_CASE("dmesg raw needs a boot time / dmesg -T has its own") {
   CHECK(*resolve_time(iso, ctx2025()) == utc("2024-01-15T03:00:00Z"));
 }
 
+TEST_CASE("Fabric Manager stamps its lines [Mon D YYYY HH:MM:SS]") {
+  // NVLink switch tray (NMX-C) fabricmanager.log, as in NVIDIA GB200 runbooks
+  std::string_view line = "[Jul 19 2025 18:34:57] [WARNING] [tid 134] Trunk port failure detected for switch GUID 0xb0cf";
+  auto p = parse_line_prefix(line);
+  REQUIRE(p.civil);
+  CHECK(*resolve_time(p, ctx2025()) == utc("2025-07-19T18:34:57Z"));
+  CHECK(line.substr(p.message_offset).substr(0, 9) == "[WARNING]");
+  CHECK(*resolve_time(parse_line_prefix("[Apr 1 2025 08:03:56] [INFO] [tid 259] x"), ctx2025()) == utc("2025-04-01T08:03:56Z"));
+  CHECK_FALSE(parse_line_prefix("[Jul 19 2025 18:34] x").civil);
+  CHECK_FALSE(parse_line_prefix("[Jul 19 20xx 18:34:57] x").civil);
+}
+
 TEST_CASE("journald JSON records give epoch micros and hostname") {
   auto p = parse_line_prefix(
       R"({"_HOSTNAME" : "pn", "_TRANSPORT" : "kernel", "MESSAGE" : "blk_update_request", "__REALTIME_TIMESTAMP" : "1601471260802301"})");

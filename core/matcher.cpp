@@ -78,14 +78,7 @@ void Matcher::block_triggers(std::string_view line, std::string_view stream, std
 }
 
 bool Matcher::captures(int index, std::string_view text, std::map<std::string, std::string>* out) const {
-  const RE2& re = *rules_.rules[index].re;
-  int n = re.NumberOfCapturingGroups();
-  std::vector<re2::StringPiece> groups(n + 1);
-  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
-    return false;
-  for (const auto& [name, i] : re.NamedCapturingGroups())
-    if (groups[i].data()) (*out)[name] = std::string(groups[i].data(), groups[i].size());
-  return true;
+  return rule_captures(rules_.rules[index], text, out);
 }
 
 }  // namespace attribution

@@ -89,7 +89,9 @@ std::string render_rule_catalogue(const RuleSet& rules) {
       if (r->repeated)
         fam += fmt::format("; from {}+ processes on one GPU only: {} / {}, blame {}", r->repeated->processes,
                            r->repeated->family, r->repeated->category, r->repeated->blame);
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(r->id), cell(r->title), cell(fam),
+      std::string title = r->title;
+      for (const auto& c : r->when) title += fmt::format(" (when {})", to_string(c));
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(r->id), cell(title), cell(fam),
                          to_string(r->role), cell(r->blame), streams(*r), cause ? std::to_string(r->priority) : "-",
                          cause ? cell(r->confidence) : "-", cell(r->action));
     }

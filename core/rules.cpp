@@ -1,6 +1,7 @@
 #include "core/rules.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fnmatch.h>
@@ -55,7 +56,7 @@ constexpr size_t kMaxLiteral = 1024;  // the scan's windows overlap by the longe
 
 const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
                                          "category", "family", "blame", "confidence", "action", "priority",
-                                         "burst", "scope", "within", "explains", "repeated", "match", "no_match"};
+                                         "burst", "scope", "within", "explains", "repeated", "when", "match", "no_match"};
 const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
                                          "network-fabric", "host", "host-oom", "storage", "scheduler",
                                          "application", "configuration", "unknown"};
@@ -229,9 +230,27 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   }
   RE2::Options opt;
   opt.set_log_errors(false);
-  auto re = std::make_shared<RE2>(rule.pattern, opt);
+  auto re = std::make_shared<RE2>(number_repeated_groups(rule.pattern), opt);
   if (!re->ok()) return rr.error("pattern", "pattern does not compile: " + re->error());
+  std::set<std::string, std::less<>> names;
+  for (const auto& [group, i] : re->NamedCapturingGroups()) {
+    if (capture_name(group) == group && group.find("__") != std::string::npos)
+      return rr.error("pattern", fmt::format("capture name '{}' holds '__', which numbers a reused name", group));
+    names.insert(std::string(capture_name(group)));
+  }
   rule.re = std::move(re);
+  std::vector<std::string> when;
+  if (const toml::node* w = t.get("when"); w && w->is_string()) when.push_back(*w->value<std::string>());
+  else ATTRIBUTION_TRY(when, rr.str_list("when"));
+  for (const auto& text : when) {
+    std::string why;
+    auto c = parse_condition(text, &why);
+    if (!c) return rr.error("when", fmt::format("'{}': {}", text, why));
+    for (const std::string* side : {&c->left, &c->right})
+      if (std::isalpha(static_cast<unsigned char>(side->front())) || side->front() == '_')
+        if (!names.count(*side)) return rr.error("when", fmt::format("'{}': the pattern has no capture '{}'", text, *side));
+    rule.when.push_back(std::move(*c));
+  }
   return rule;
 }
 
@@ -298,6 +317,20 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
   return out;
 }
 
+bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
+  const RE2& re = *rule.re;
+  int n = re.NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> groups(n + 1);
+  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
+    return false;
+  // Groups come in name order, so "rank" is seen before "rank__2".
+  for (const auto& [group, i] : re.NamedCapturingGroups())
+    if (groups[i].data()) out->try_emplace(std::string(capture_name(group)), groups[i].data(), groups[i].size());
+  for (const auto& c : rule.when)
+    if (!holds(c, *out)) return false;
+  return true;
+}
+
 Status check_samples(const Rule& rule) {
   auto fail = [&](const Sample& s, std::string msg) {
     return make_error(ErrorKind::rules, fmt::format("rule {}: {}", rule.id, msg), rule.file, s.source_line, rule.id,
@@ -310,25 +343,29 @@ Status check_samples(const Rule& rule) {
       if (first.find(l) != std::string_view::npos) return true;
     return false;
   };
-  int ngroups = rule.re->NumberOfCapturingGroups();
+  std::set<std::string, std::less<>> names;
+  for (const auto& [group, i] : rule.re->NamedCapturingGroups()) names.insert(std::string(capture_name(group)));
   for (size_t i = 0; i < rule.match.size(); ++i) {
     const Sample& s = rule.match[i];
     if (!literal_hit(s.line)) return fail(s, fmt::format("match sample {} contains none of the literals", i + 1));
-    std::vector<re2::StringPiece> groups(ngroups + 1);
-    if (!rule.re->Match(s.line, 0, s.line.size(), RE2::UNANCHORED, groups.data(), ngroups + 1))
-      return fail(s, fmt::format("match sample {} does not match the pattern", i + 1));
-    const auto& names = rule.re->NamedCapturingGroups();
+    std::map<std::string, std::string> got;
+    if (!rule_captures(rule, s.line, &got)) {
+      if (rule.when.empty() || !RE2::PartialMatch(s.line, *rule.re))
+        return fail(s, fmt::format("match sample {} does not match the pattern", i + 1));
+      return fail(s, fmt::format("match sample {} matches the pattern, but a `when` condition does not hold", i + 1));
+    }
     for (const auto& [name, want] : s.captures) {
-      auto it = names.find(name);
-      if (it == names.end()) return fail(s, fmt::format("sample {} expects capture '{}', which the pattern lacks", i + 1, name));
-      std::string got(groups[it->second].data() ? std::string(groups[it->second]) : "");
-      if (got != want)
-        return fail(s, fmt::format("sample {}: capture '{}' is '{}', expected '{}'", i + 1, name, got, want));
+      if (!names.count(name)) return fail(s, fmt::format("sample {} expects capture '{}', which the pattern lacks", i + 1, name));
+      auto it = got.find(name);
+      std::string value = it == got.end() ? "" : it->second;
+      if (value != want)
+        return fail(s, fmt::format("sample {}: capture '{}' is '{}', expected '{}'", i + 1, name, value, want));
     }
   }
   for (size_t i = 0; i < rule.no_match.size(); ++i) {
     const Sample& s = rule.no_match[i];
-    if (literal_hit(s.line) && RE2::PartialMatch(s.line, *rule.re))
+    std::map<std::string, std::string> got;
+    if (literal_hit(s.line) && rule_captures(rule, s.line, &got))
       return fail(s, fmt::format("no_match sample {} matches", i + 1));
   }
   return Ok{};

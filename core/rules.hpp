@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/captures.hpp"
 #include "core/result.hpp"
 #include "core/time.hpp"
 
@@ -51,6 +52,7 @@ struct Rule {
   Micros burst = 60 * kMicrosPerSecond;
   std::vector<Explain> explains;
   std::optional<Repeated> repeated;
+  std::vector<Condition> when;  // all must hold for a match
   std::vector<Sample> match, no_match;
   std::string file;  // where it was defined, for messages
   long line = 0;
@@ -99,6 +101,9 @@ Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>
 Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources);
 // read_rule_sources then load_rule_sources.
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// The rule's named captures on `text` (repeated names merged, the first that took part wins);
+// false unless the pattern matches and every `when` condition holds.
+bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out);
 // Runs one rule's samples through the same prefilter + pattern path that scanning uses.
 Status check_samples(const Rule& rule);
 // A selector of an `explains` entry matches a rule.

@@ -70,16 +70,26 @@ void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string,
 
 Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload) {
   Timeline out;
-  // 1. What the lines teach about the job's layout.
-  std::map<int, std::map<std::string, int>> rank_host_votes;
+  // 1. What the lines teach about the job's layout. First which host owns which address, so a
+  // line that names its node by IP (NCCL's RAS client) counts for that node.
   std::map<std::string, std::map<std::string, int>> ip_host_votes;
+  for (const auto& f : raw)
+    if (auto it = f.fields.find("ip"); it != f.fields.end() && !f.host.empty() && !is_ip_address(f.host))
+      ip_host_votes[peer_host(it->second)][f.host]++;
+  auto ip_host = majority(ip_host_votes);
+  for (auto& f : raw)
+    if (is_ip_address(f.host))
+      if (auto it = ip_host.find(f.host); it != ip_host.end()) {
+        for (auto& e : f.evidence)
+          if (e.host == f.host) e.host = it->second;
+        f.host = it->second;
+      }
+  std::map<int, std::map<std::string, int>> rank_host_votes;
   std::map<int, std::map<GpuId, int>> rank_gpu_votes;
   std::map<std::pair<std::string, int64_t>, std::map<GpuId, int>> pid_gpu_votes;
   std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
   for (const auto& f : raw) {
     if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
-    if (auto it = f.fields.find("ip"); it != f.fields.end() && !f.host.empty())
-      ip_host_votes[peer_host(it->second)][f.host]++;
     if (f.gpu >= 0 && rules.rules[f.rule].role == Role::context) {
       if (f.rank >= 0) rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
       if (f.pid >= 0 && !f.host.empty()) pid_gpu_votes[{f.host, f.pid}][GpuId{f.gpu, f.pci}]++;
@@ -87,7 +97,6 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
     if (!f.host.empty() && f.gpu >= 0 && !f.pci.empty()) host_gpu_pci_votes[{f.host, f.gpu}][f.pci]++;
   }
   auto rank_host = majority(rank_host_votes);
-  auto ip_host = majority(ip_host_votes);
   auto rank_gpu = majority(rank_gpu_votes);
   auto pid_gpu = majority(pid_gpu_votes);
   auto host_gpu_pci = majority(host_gpu_pci_votes);
@@ -104,7 +113,8 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
       out.benign += f.count;
       continue;
     }
-    if (!f.host.empty() && !workload.nodes.empty() &&
+    // An address no line ties to a host may still be one of the job's nodes: kept, named by the IP.
+    if (!f.host.empty() && !workload.nodes.empty() && !is_ip_address(f.host) &&
         std::find(workload.nodes.begin(), workload.nodes.end(), f.host) == workload.nodes.end()) {
       out.other_hosts += f.count;  // a node outside this workload: not evidence about it
       continue;
