@@ -1,4 +1,10 @@
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <set>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
+#include "core/line_prefix.hpp"
 #include "core/matcher.hpp"
 #include "core/rule_catalogue.hpp"
 #include "core/rule_lint.hpp"
@@ -186,10 +193,83 @@ int export_patterns(bool literals, const std::vector<std::string>& extra) {
   return kDiagnosed;
 }
 
+// `rules match [FILE]`: which rules match each line of FILE (or standard input), with their
+// captures, as the scan would see them; --unmatched prints the lines no rule reads instead. For
+// writing a rule, and for finding what a new log says that the rules do not know.
+int match_lines(const std::string& file, bool unmatched, const std::vector<std::string>& extra) {
+  auto rules = load_rules(extra);
+  if (!rules) return report_error(rules.error());
+  auto matcher = Matcher::build(*rules);
+  if (!matcher) return report_error(matcher.error());
+  const Matcher& m = **matcher;
+  std::ifstream in_file;
+  std::istream* in = &std::cin;
+  if (!file.empty() && file != "-") {
+    in_file.open(file, std::ios::binary);
+    if (!in_file)
+      return report_error(make_error(ErrorKind::input, "cannot open: " + std::string(std::strerror(errno)), file, 0, {},
+                                     "give a log file, or - (or nothing) for standard input"));
+    in = &in_file;
+  }
+  int lookahead = 1;
+  for (const auto& r : rules->rules) lookahead = std::max(lookahead, r.lines);
+  // A window of the next `lookahead` lines, so a block rule sees the lines after its first.
+  std::deque<std::string> window;
+  std::string line;
+  long line_no = 0;
+  bool eof = false;
+  auto fill = [&] {
+    while (!eof && static_cast<int>(window.size()) < lookahead) {
+      if (!std::getline(*in, line)) eof = true;
+      else window.push_back(line);
+    }
+  };
+  static const char* kStreams[] = {"applog", "syslog", "scheduler", "metrics"};
+  std::vector<int> hits, found;
+  for (fill(); !window.empty(); window.pop_front(), fill()) {
+    ++line_no;
+    std::string_view text = window.front();
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    std::set<int> rule_set;
+    for (const char* s : kStreams) {
+      m.match_line(text, s, &hits);
+      rule_set.insert(hits.begin(), hits.end());
+    }
+    std::string block_text;
+    for (const auto& w : window) block_text += w + '\n';
+    std::vector<std::pair<int, std::map<std::string, std::string>>> matched;
+    for (int r : rule_set) {
+      std::map<std::string, std::string> caps;
+      if (m.captures(r, text, &caps)) matched.emplace_back(r, std::move(caps));
+    }
+    std::set<int> blocks;
+    for (const char* s : kStreams) {
+      m.block_triggers(text, s, &found);
+      blocks.insert(found.begin(), found.end());
+    }
+    for (int r : blocks) {
+      std::map<std::string, std::string> caps;
+      if (m.captures(r, join_block_lines(block_text, 0, rules->rules[r].lines), &caps)) matched.emplace_back(r, std::move(caps));
+    }
+    if (unmatched) {
+      if (matched.empty()) std::printf("%ld: %s\n", line_no, std::string(text).c_str());
+      continue;
+    }
+    for (const auto& [r, caps] : matched) {
+      const Rule& rule = rules->rules[r];
+      std::string fields;
+      for (const auto& [k, v] : caps) fields += fmt::format(" {}={}", k, v);
+      std::printf("%ld: %s (%s%s)%s\n", line_no, rule.id.c_str(), std::string(to_string(rule.role)).c_str(),
+                  rule.lines > 1 ? fmt::format(", {} lines", rule.lines).c_str() : "", fields.c_str());
+    }
+  }
+  return kDiagnosed;
+}
+
 }  // namespace
 
 void add_rules_command(CLI::App& app, int* exit_code) {
-  CLI::App* rules = app.add_subcommand("rules", "List, show, test and lint rules (built-in, plus --rules files)");
+  CLI::App* rules = app.add_subcommand("rules", "List, show, test, lint and try rules on a log (built-in, plus --rules files)");
   rules->require_subcommand(1);
   auto extra = std::make_shared<std::vector<std::string>>();
   auto path = std::make_shared<std::string>();
@@ -209,6 +289,13 @@ void add_rules_command(CLI::App& app, int* exit_code) {
   exp->callback([=] { *exit_code = export_patterns(*literals, *extra); });
   rules->add_subcommand("catalogue", "Print every loaded rule as a Markdown catalogue (docs/rules-catalogue.md)")
       ->callback([=] { *exit_code = catalogue(*extra); });
+  auto file = std::make_shared<std::string>();
+  auto unmatched = std::make_shared<bool>(false);
+  auto match = rules->add_subcommand(
+      "match", "Print the rules that match each line of FILE (or standard input), with their captures");
+  match->add_option("file", *file, "A log file; default or -: standard input");
+  match->add_flag("--unmatched", *unmatched, "Print the lines no rule matches instead");
+  match->callback([=] { *exit_code = match_lines(*file, *unmatched, *extra); });
   auto lint = rules->add_subcommand(
       "lint", "Like test, plus cross-rule checks (duplicate ids, dead literals, explains selecting nothing, "
               "RE2 program size); also warns about weak rules");

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "core/limits.hpp"
+
 namespace attribution {
 namespace {
 
@@ -296,6 +298,24 @@ std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) 
   }
   if (p.mono && ctx.boot) return *ctx.boot + *p.mono;
   return std::nullopt;
+}
+
+std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts) {
+  std::string out;
+  size_t pos = start;
+  for (int i = 0; i < lines && pos < buf.size(); ++i) {
+    if (starts) starts->push_back(pos);
+    size_t eol = buf.find('\n', pos);
+    std::string_view l = buf.substr(pos, eol == std::string_view::npos ? buf.npos : eol - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    LinePrefix p = parse_line_prefix(l);
+    std::string_view msg = p.civil || p.mono || p.epoch ? l : l.substr(p.message_offset);
+    if (i) out += '\n';
+    out.append(msg.substr(0, kMaxEvidenceText));
+    if (eol == std::string_view::npos) break;
+    pos = eol + 1;
+  }
+  return out;
 }
 
 }  // namespace attribution

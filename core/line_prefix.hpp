@@ -7,7 +7,9 @@
 // and journald JSON records (__REALTIME_TIMESTAMP, _HOSTNAME).
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/time.hpp"
 
@@ -33,6 +35,11 @@ struct TimeContext {
   Micros year_anchor = 0;         // year-less times go to the year nearest this instant
   std::optional<Micros> boot;     // boot instant, for dmesg seconds since boot
 };
+
+// A multi-line rule's text: `lines` lines from `start` (a line start in `buf`), each without its
+// rank/label prefix (a time prefix stays: block patterns read the message layout), joined by '\n'.
+// `starts` gets each line's start.
+std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts = nullptr);
 
 // The UTC time a prefix gives, if it gives one.
 std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx);

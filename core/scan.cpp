@@ -272,22 +272,10 @@ class FileScanner {
     return file_mtime().value_or(0);
   }
 
-  // The lines of a multi-line block, each without its rank/label prefix, joined by '\n'.
   std::string join_block(size_t start, int lines) {
-    std::string out;
-    size_t pos = start;
-    for (int i = 0; i < lines && pos < buf_.size(); ++i) {
-      touch(pos);
-      std::string_view l = line_at(buf_, pos);
-      LinePrefix p = parse_line_prefix(l);
-      // Only rank/label prefixes are removed: block patterns read the message layout.
-      std::string_view msg = p.civil || p.mono || p.epoch ? l : l.substr(p.message_offset);
-      if (i) out += '\n';
-      out.append(msg.substr(0, kMaxEvidenceText));
-      size_t eol = buf_.find('\n', pos);
-      if (eol == std::string_view::npos) break;
-      pos = eol + 1;
-    }
+    std::vector<size_t> starts;
+    std::string out = join_block_lines(buf_, start, lines, &starts);
+    for (size_t p : starts) touch(p);
     return out;
   }
 

@@ -74,6 +74,28 @@ TEST_CASE("hostile files produce a report / never a crash") {
   CHECK(r.out.find("\"status\": \"partial\"") != std::string::npos);
 }
 
+TEST_CASE("rules match names the rules each line matches, block rules included, or the lines none does") {
+  test::TempDir d;
+  auto log = d.file("x.log",
+                    "NVRM: Xid (PCI:0000:91:00): 79, pid=0, GPU has fallen off the bus.\r\n"
+                    "nothing to see\n"
+                    "  Communicator ranks have different AllReduce operation counts\n"
+                    "  31 ranks have launched up to operation 1208\n"
+                    "  Rank 9 has launched up to operation 1207 -- GPU 1 managed by process 51307 on node 10.0.0.12\n");
+  auto r = run_cli("rules match " + log, false);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("1: xid.79 (cause) pci=0000:91:00 xid=79\n") != std::string::npos);
+  CHECK(r.out.find("3: nccl.ras-ranks-behind (cause, 4 lines) collective=AllReduce gpu=1 host=10.0.0.12 "
+                   "others_seq=1208 pid=51307 rank=9 seq=1207\n") != std::string::npos);
+  CHECK(r.out.find("5: nccl.ras-rank-location (context)") != std::string::npos);
+  CHECK(r.out.find("2:") == std::string::npos);
+  auto u = run_cli("rules match --unmatched " + log, false);
+  CHECK(u.out == "2: nothing to see\n4:   31 ranks have launched up to operation 1208\n");
+  auto missing = run_cli("rules match " + d.path() + "/none.log");
+  CHECK(missing.exit_code == 4);
+  CHECK(missing.out.find("none.log") != std::string::npos);
+}
+
 TEST_CASE("rules test passes on the built-ins / a broken rule file fails with file:line") {
   auto ok = run_cli("rules test");
   CHECK(ok.exit_code == 0);
