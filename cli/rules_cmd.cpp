@@ -1,19 +1,21 @@
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <deque>
-#include <fstream>
-#include <iostream>
-#include <set>
-#include <cstdio>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <re2/re2.h>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
+#include "core/json_writer.hpp"
 #include "core/line_prefix.hpp"
 #include "core/matcher.hpp"
 #include "core/rule_catalogue.hpp"
@@ -194,8 +196,9 @@ int export_patterns(bool literals, const std::vector<std::string>& extra) {
 }
 
 // `rules match [FILE]`: which rules match each line of FILE (or standard input), with their
-// captures, as the scan would see them; --unmatched prints the lines no rule reads instead. For
-// writing a rule, and for finding what a new log says that the rules do not know.
+// captures, as the scan would see them; --unmatched prints the lines no rule matches instead (a
+// block rule matches at its first line). For writing a rule, and for finding what a new log says
+// that the rules do not know. The log's text is printed sanitised, as in reports.
 int match_lines(const std::string& file, bool unmatched, const std::vector<std::string>& extra) {
   auto rules = load_rules(extra);
   if (!rules) return report_error(rules.error());
@@ -205,6 +208,9 @@ int match_lines(const std::string& file, bool unmatched, const std::vector<std::
   std::ifstream in_file;
   std::istream* in = &std::cin;
   if (!file.empty() && file != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec))
+      return report_error(make_error(ErrorKind::usage, "is a directory", file, 0, {}, "give one log file"));
     in_file.open(file, std::ios::binary);
     if (!in_file)
       return report_error(make_error(ErrorKind::input, "cannot open: " + std::string(std::strerror(errno)), file, 0, {},
@@ -235,8 +241,6 @@ int match_lines(const std::string& file, bool unmatched, const std::vector<std::
       m.match_line(text, s, &hits);
       rule_set.insert(hits.begin(), hits.end());
     }
-    std::string block_text;
-    for (const auto& w : window) block_text += w + '\n';
     std::vector<std::pair<int, std::map<std::string, std::string>>> matched;
     for (int r : rule_set) {
       std::map<std::string, std::string> caps;
@@ -247,18 +251,21 @@ int match_lines(const std::string& file, bool unmatched, const std::vector<std::
       m.block_triggers(text, s, &found);
       blocks.insert(found.begin(), found.end());
     }
+    std::string block_text;
+    if (!blocks.empty())
+      for (const auto& w : window) block_text += w + '\n';
     for (int r : blocks) {
       std::map<std::string, std::string> caps;
       if (m.captures(r, join_block_lines(block_text, 0, rules->rules[r].lines), &caps)) matched.emplace_back(r, std::move(caps));
     }
     if (unmatched) {
-      if (matched.empty()) std::printf("%ld: %s\n", line_no, std::string(text).c_str());
+      if (matched.empty()) std::printf("%ld: %s\n", line_no, sanitize_utf8(text).c_str());
       continue;
     }
     for (const auto& [r, caps] : matched) {
       const Rule& rule = rules->rules[r];
       std::string fields;
-      for (const auto& [k, v] : caps) fields += fmt::format(" {}={}", k, v);
+      for (const auto& [k, v] : caps) fields += fmt::format(" {}={}", k, sanitize_utf8(v));
       std::printf("%ld: %s (%s%s)%s\n", line_no, rule.id.c_str(), std::string(to_string(rule.role)).c_str(),
                   rule.lines > 1 ? fmt::format(", {} lines", rule.lines).c_str() : "", fields.c_str());
     }

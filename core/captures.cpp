@@ -7,43 +7,6 @@
 
 namespace attribution {
 
-std::string number_repeated_groups(std::string_view pattern) {
-  std::map<std::string, int, std::less<>> seen;
-  std::string out;
-  out.reserve(pattern.size() + 8);
-  constexpr std::string_view kOpen = "(?P<";
-  size_t i = 0;
-  while (i < pattern.size()) {
-    size_t at = pattern.find(kOpen, i);
-    if (at == std::string_view::npos) break;
-    // An escaped "\(" is a literal parenthesis: count the backslashes in front of it.
-    size_t slashes = 0;
-    while (slashes < at && pattern[at - 1 - slashes] == '\\') ++slashes;
-    size_t name_start = at + kOpen.size();
-    size_t close = pattern.find('>', name_start);
-    out.append(pattern.substr(i, name_start - i));
-    if (slashes % 2 == 1 || close == std::string_view::npos) {
-      i = name_start;
-      continue;
-    }
-    std::string_view name = pattern.substr(name_start, close - name_start);
-    int n = ++seen[std::string(name)];
-    out.append(name);
-    if (n > 1) out += fmt::format("__{}", n);
-    i = close;
-  }
-  out.append(pattern.substr(std::min(i, pattern.size())));
-  return out;
-}
-
-std::string_view capture_name(std::string_view group) {
-  size_t cut = group.rfind("__");
-  if (cut == std::string_view::npos || cut + 2 == group.size()) return group;
-  for (size_t k = cut + 2; k < group.size(); ++k)
-    if (!std::isdigit(static_cast<unsigned char>(group[k]))) return group;
-  return group.substr(0, cut);
-}
-
 namespace {
 
 bool is_name(std::string_view s) {

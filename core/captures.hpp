@@ -1,7 +1,6 @@
 #pragma once
-// What a rule's pattern yields beyond RE2: a name may be reused across alternatives (RE2 wants
-// names unique, so later uses are numbered and merged back), and `when` conditions compare
-// numeric captures ("seq < others_seq"), which no regular expression can (docs/rules.md).
+// `when` conditions compare numeric captures ("ops < others_ops"), which no regular expression
+// can (docs/rules.md).
 #include <map>
 #include <optional>
 #include <string>
@@ -9,11 +8,6 @@
 #include <vector>
 
 namespace attribution {
-
-// `pattern` with the second and later groups of one name renamed `name__2`, `name__3`, ...
-std::string number_repeated_groups(std::string_view pattern);
-// The author's name of a compiled group: "rank__2" -> "rank".
-std::string_view capture_name(std::string_view group);
 
 struct Condition {
   std::string left, op, right;  // left: a capture; right: a capture or an integer

@@ -261,9 +261,11 @@ LinePrefix parse_line_prefix(std::string_view s) {
       if (r.size() > 22 && r[4] == ' ' && month_from_abbrev(r.substr(1, 3))) {  // Fabric Manager [Jul 19 2025 18:34:57]
         t.month = month_from_abbrev(r.substr(1, 3));
         j = 5;
+        if (r[j] == ' ') ++j;  // "[Jul  9 2025 ...]"
         int64_t day, year;
-        if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ' && (++j, number(r, j, &year, 4)) && j < r.size() &&
-            r[j] == ' ' && (++j, clock(r, j, t)) && j < r.size() && r[j] == ']') {
+        if (number(r, j, &day, 2) && day >= 1 && day <= 31 && j < r.size() && r[j] == ' ' &&
+            (++j, number(r, j, &year, 4)) && j < r.size() && r[j] == ' ' && (++j, clock(r, j, t)) && j < r.size() &&
+            r[j] == ']') {
           t.day = static_cast<int>(day);
           t.year = static_cast<int>(year);
           if (!p.civil) p.civil = t;

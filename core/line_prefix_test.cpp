@@ -115,6 +115,9 @@ TEST_CASE("Fabric Manager stamps its lines [Mon D YYYY HH:MM:SS]") {
   CHECK(*resolve_time(parse_line_prefix("[Apr 1 2025 08:03:56] [INFO] [tid 259] x"), ctx2025()) == utc("2025-04-01T08:03:56Z"));
   CHECK_FALSE(parse_line_prefix("[Jul 19 2025 18:34] x").civil);
   CHECK_FALSE(parse_line_prefix("[Jul 19 20xx 18:34:57] x").civil);
+  CHECK(*resolve_time(parse_line_prefix("[Jul  9 2025 18:34:57] [INFO] x"), ctx2025()) == utc("2025-07-09T18:34:57Z"));
+  CHECK_FALSE(parse_line_prefix("[Jul 0 2025 18:34:57] x").civil);
+  CHECK_FALSE(parse_line_prefix("[Jul 99 2025 18:34:57] x").civil);
 }
 
 TEST_CASE("journald JSON records give epoch micros and hostname") {

@@ -82,6 +82,7 @@ struct Finding {
   int64_t pid = -1;         // the process that printed the line (NCCL host:pid:tid), a join key
   Micros first_seen = 0, last_seen = 0;
   bool time_inferred = false;
+  bool host_named = false;  // the host comes from the line's words (a `host` capture), not its prefix or path
   int64_t count = 1;
   std::map<std::string, std::string> fields;  // the named captures later passes read (kept_capture)
   std::vector<Evidence> evidence;             // first, and last when folded

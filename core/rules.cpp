@@ -230,14 +230,10 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   }
   RE2::Options opt;
   opt.set_log_errors(false);
-  auto re = std::make_shared<RE2>(number_repeated_groups(rule.pattern), opt);
+  auto re = std::make_shared<RE2>(rule.pattern, opt);
   if (!re->ok()) return rr.error("pattern", "pattern does not compile: " + re->error());
   std::set<std::string, std::less<>> names;
-  for (const auto& [group, i] : re->NamedCapturingGroups()) {
-    if (capture_name(group) == group && group.find("__") != std::string::npos)
-      return rr.error("pattern", fmt::format("capture name '{}' holds '__', which numbers a reused name", group));
-    names.insert(std::string(capture_name(group)));
-  }
+  for (const auto& [i, name] : re->CapturingGroupNames()) names.insert(name);
   rule.re = std::move(re);
   std::vector<std::string> when;
   if (const toml::node* w = t.get("when"); w && w->is_string()) when.push_back(*w->value<std::string>());
@@ -323,9 +319,9 @@ bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string
   std::vector<re2::StringPiece> groups(n + 1);
   if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
     return false;
-  // Groups come in name order, so "rank" is seen before "rank__2".
-  for (const auto& [group, i] : re.NamedCapturingGroups())
-    if (groups[i].data()) out->try_emplace(std::string(capture_name(group)), groups[i].data(), groups[i].size());
+  // One name may stand in several alternatives (RE2 allows it): the leftmost group that took part gives the value.
+  for (const auto& [i, name] : re.CapturingGroupNames())
+    if (groups[i].data()) out->try_emplace(name, groups[i].data(), groups[i].size());
   for (const auto& c : rule.when)
     if (!holds(c, *out)) return false;
   return true;
@@ -344,7 +340,7 @@ Status check_samples(const Rule& rule) {
     return false;
   };
   std::set<std::string, std::less<>> names;
-  for (const auto& [group, i] : rule.re->NamedCapturingGroups()) names.insert(std::string(capture_name(group)));
+  for (const auto& [i, name] : rule.re->CapturingGroupNames()) names.insert(name);
   for (size_t i = 0; i < rule.match.size(); ++i) {
     const Sample& s = rule.match[i];
     if (!literal_hit(s.line)) return fail(s, fmt::format("match sample {} contains none of the literals", i + 1));

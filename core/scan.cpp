@@ -388,6 +388,7 @@ class FileScanner {
     };
     std::string h = field("host");
     f.host = short_host(!h.empty() ? h : !prefix.host.empty() ? prefix.host : file_.host_hint);
+    f.host_named = !h.empty();
     std::string r = field("rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : file_.rank_hint;
     std::string g = field("gpu");

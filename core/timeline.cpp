@@ -79,7 +79,7 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   auto ip_host = majority(ip_host_votes);
   for (auto& f : raw)
     if (is_ip_address(f.host))
-      if (auto it = ip_host.find(f.host); it != ip_host.end()) {
+      if (auto it = ip_host.find(peer_host(f.host)); it != ip_host.end()) {
         for (auto& e : f.evidence)
           if (e.host == f.host) e.host = it->second;
         f.host = it->second;
@@ -113,8 +113,9 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
       out.benign += f.count;
       continue;
     }
-    // An address no line ties to a host may still be one of the job's nodes: kept, named by the IP.
-    if (!f.host.empty() && !workload.nodes.empty() && !is_ip_address(f.host) &&
+    // An address a line names as a node (NCCL RAS) that no line ties to a host may still be one of
+    // the job's nodes: kept, named by the IP. A log line's own prefix host is the line's machine.
+    if (!f.host.empty() && !workload.nodes.empty() && !(f.host_named && is_ip_address(f.host)) &&
         std::find(workload.nodes.begin(), workload.nodes.end(), f.host) == workload.nodes.end()) {
       out.other_hosts += f.count;  // a node outside this workload: not evidence about it
       continue;

@@ -47,16 +47,20 @@ TEST_CASE("timeline: rank -> host and GPU from NCCL init lines / IP -> host / bu
 TEST_CASE("timeline: a line that names its node by IP counts for the host owning that address") {
   Builder b;
   b.add("t.oob", "node3", kT0, 21).fields["ip"] = "10.0.0.13";
-  auto& ras = b.add("t.cuda-illegal", "10.0.0.13", kT0 + kMin, 22);  // NCCL RAS: "Rank 22 -- ... on node 10.0.0.13"
+  auto& ras = b.add("t.cuda-illegal", "10.0.0.13", kT0 + kMin, 22);  // NCCL RAS: "... on node 10.0.0.13"
   ras.gpu = 2;
+  ras.host_named = true;
   b.add("t.init", "", kT0 + 2 * kMin, 22);                  // rank 22's own line, without a host
-  b.add("t.cuda-illegal", "10.9.9.9", kT0 + 3 * kMin, 40);   // an address no line ties to a host
+  b.add("t.cuda-illegal", "10.9.9.9", kT0 + 3 * kMin, 40).host_named = true;  // an address no line ties to a host
+  b.add("t.cuda-illegal", "10.9.9.8", kT0 + 3 * kMin, 41);  // a syslog line forwarded under another machine's IP
+  auto& mapped_v6 = b.add("t.cuda-illegal", "::ffff:10.0.0.13", kT0 + 4 * kMin, 23);
+  mapped_v6.host_named = true;
   auto t = b.timeline();
-  CHECK(t.other_hosts == 0);  // the unknown address may be one of the job's nodes: kept
+  CHECK(t.other_hosts == 1);  // the unknown address a line names as a node may be one of the job's: kept
   int mapped = 0, unmapped = 0;
   for (const auto& f : t.findings) {
     const Rule& r = b.rules.rules[f.rule];
-    if (r.id == "t.cuda-illegal" && f.rank == 22) {
+    if (r.id == "t.cuda-illegal" && (f.rank == 22 || f.rank == 23)) {
       ++mapped;
       CHECK(f.host == "node3");
       CHECK(f.evidence.front().host == "node3");
@@ -67,6 +71,6 @@ TEST_CASE("timeline: a line that names its node by IP counts for the host owning
     }
     if (r.id == "t.init") CHECK(f.host == "node3");  // rank 22 -> node3 learnt from the mapped line
   }
-  CHECK(mapped == 1);
+  CHECK(mapped == 2);
   CHECK(unmapped == 1);
 }

@@ -82,11 +82,12 @@ TEST_CASE("rules match names the rules each line matches, block rules included, 
                     "  Communicator ranks have different AllReduce operation counts\n"
                     "  31 ranks have launched up to operation 1208\n"
                     "  Rank 9 has launched up to operation 1207 -- GPU 1 managed by process 51307 on node 10.0.0.12\n");
+  // (the RAS block's second line is listed by --unmatched: a block rule matches at its first line)
   auto r = run_cli("rules match " + log, false);
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("1: xid.79 (cause) pci=0000:91:00 xid=79\n") != std::string::npos);
-  CHECK(r.out.find("3: nccl.ras-ranks-behind (cause, 4 lines) collective=AllReduce gpu=1 host=10.0.0.12 "
-                   "others_seq=1208 pid=51307 rank=9 seq=1207\n") != std::string::npos);
+  CHECK(r.out.find("3: nccl.ras-ranks-behind (cause, 64 lines) collective=AllReduce comm_rank=9 gpu=1 "
+                   "host=10.0.0.12 ops=1207 others_ops=1208 pid=51307\n") != std::string::npos);
   CHECK(r.out.find("5: nccl.ras-rank-location (context)") != std::string::npos);
   CHECK(r.out.find("2:") == std::string::npos);
   auto u = run_cli("rules match --unmatched " + log, false);
@@ -94,6 +95,9 @@ TEST_CASE("rules match names the rules each line matches, block rules included, 
   auto missing = run_cli("rules match " + d.path() + "/none.log");
   CHECK(missing.exit_code == 4);
   CHECK(missing.out.find("none.log") != std::string::npos);
+  CHECK(run_cli("rules match " + d.path()).exit_code == 2);  // a directory
+  auto esc = run_cli("rules match --unmatched " + d.file("esc.log", "a\x1b[2Jb\n"), false);
+  CHECK(esc.out.find('\x1b') == std::string::npos);  // a log's escape sequences do not reach the terminal
 }
 
 TEST_CASE("rules test passes on the built-ins / a broken rule file fails with file:line") {
