@@ -47,6 +47,28 @@ bool clock(std::string_view s, size_t& i, CivilTime& t) {
   return true;
 }
 
+// "[Sun Feb 23 16:24:18 2025]" (dmesg -T: month at 5, clock before year) or "[Jul 19 2025 18:34:57]"
+// (Fabric Manager: month at 1, year before clock), the day maybe space-padded: the offset just past
+// ']', or 0 when `r` does not start with one.
+size_t bracketed_month_stamp(std::string_view r, size_t month_at, bool year_first, CivilTime& t) {
+  if (r.size() < month_at + 22 || r[0] != '[' || r[4] != ' ') return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(month_at, 3));
+  if (!c.month) return 0;
+  size_t j = month_at + 4;
+  if (r[j] == ' ') ++j;
+  int64_t day, year;
+  if (!number(r, j, &day, 2) || day < 1 || day > 31 || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  auto year_then = [&](char after) { return number(r, j, &year, 4) && j < r.size() && r[j] == after; };
+  auto clock_then = [&](char after) { return clock(r, j, c) && j < r.size() && r[j] == after; };
+  if (!(year_first ? year_then(' ') && (++j, clock_then(']')) : clock_then(' ') && (++j, year_then(']')))) return 0;
+  c.day = static_cast<int>(day);
+  c.year = static_cast<int>(year);
+  t = c;
+  return j + 1;
+}
+
 constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
 
 bool host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
@@ -243,36 +265,14 @@ LinePrefix parse_line_prefix(std::string_view s) {
         while (i < s.size() && s[i] == ' ') ++i;
         continue;
       }
-      if (r.size() > 26 && r[4] == ' ' && month_from_abbrev(r.substr(5, 3))) {  // [Sun Feb 23 16:24:18 2025]
-        t.month = month_from_abbrev(r.substr(5, 3));
-        j = 9;
-        if (r[j] == ' ') ++j;
-        int64_t day, year;
-        if (number(r, j, &day, 2) && r[j] == ' ' && (++j, clock(r, j, t)) && j < r.size() && r[j] == ' ' &&
-            (++j, number(r, j, &year, 4)) && j < r.size() && r[j] == ']') {
-          t.day = static_cast<int>(day);
-          t.year = static_cast<int>(year);
-          if (!p.civil) p.civil = t;
-          i += j + 1;
-          while (i < s.size() && s[i] == ' ') ++i;
-          continue;
-        }
-      }
-      if (r.size() > 22 && r[4] == ' ' && month_from_abbrev(r.substr(1, 3))) {  // Fabric Manager [Jul 19 2025 18:34:57]
-        t.month = month_from_abbrev(r.substr(1, 3));
-        j = 5;
-        if (r[j] == ' ') ++j;  // "[Jul  9 2025 ...]"
-        int64_t day, year;
-        if (number(r, j, &day, 2) && day >= 1 && day <= 31 && j < r.size() && r[j] == ' ' &&
-            (++j, number(r, j, &year, 4)) && j < r.size() && r[j] == ' ' && (++j, clock(r, j, t)) && j < r.size() &&
-            r[j] == ']') {
-          t.day = static_cast<int>(day);
-          t.year = static_cast<int>(year);
-          if (!p.civil) p.civil = t;
-          i += j + 1;
-          while (i < s.size() && s[i] == ' ') ++i;
-          continue;
-        }
+      // dmesg -T "[Sun Feb 23 16:24:18 2025]", Fabric Manager "[Jul 19 2025 18:34:57]"
+      size_t end = bracketed_month_stamp(r, 5, false, t);
+      if (!end) end = bracketed_month_stamp(r, 1, true, t);
+      if (end) {
+        if (!p.civil) p.civil = t;
+        i += end;
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
       }
       if (glog(r, 1, t)) {  // "[E1218 20:27:21.426415540 file:line] " — keep it in the message
         if (!p.civil) p.civil = t;

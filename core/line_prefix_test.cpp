@@ -101,6 +101,8 @@ TEST_CASE("dmesg raw needs a boot time / dmesg -T has its own") {
   CHECK(*resolve_time(p, c) == c.boot.value() + 430954509105);
   auto t = parse_line_prefix("[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380");
   CHECK(*resolve_time(t, ctx2025()) == utc("2025-02-23T16:24:18Z"));
+  CHECK(*resolve_time(parse_line_prefix("[Sun Feb  2 16:24:18 2025] x"), ctx2025()) == utc("2025-02-02T16:24:18Z"));
+  CHECK_FALSE(parse_line_prefix("[Sun Feb 99 16:24:18 2025] x").civil);
   auto iso = parse_line_prefix("2024-01-15T03:00:00,000000+00:00 NVRM: Xid (PCI:0000:01:00): 79");
   CHECK(*resolve_time(iso, ctx2025()) == utc("2024-01-15T03:00:00Z"));
 }
