@@ -12,6 +12,39 @@ size_t append(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
+// What a failed transfer means to the user: a TLS problem is named as one (which CA bundle, which
+// server), never left to read like a network outage.
+std::string describe_failure(CURLcode rc, const char* detail, const HttpOptions& options, const std::string& url) {
+  std::string why = detail && *detail ? detail : curl_easy_strerror(rc);
+  std::string server = url_without_userinfo(url);
+  if (size_t p = server.find('/', server.find("://") == std::string::npos ? 0 : server.find("://") + 3);
+      p != std::string::npos)
+    server.resize(p);
+  switch (rc) {
+    case CURLE_SSL_CACERT_BADFILE: {
+      const char* system = curl_version_info(CURLVERSION_NOW)->cainfo;
+      std::string bundle = !options.ca_file.empty() ? options.ca_file : (system ? system : "(the system CA store)");
+      return fmt::format("TLS: cannot read the CA bundle {} (missing or unreadable; install the ca-certificates "
+                         "package, or set ca_file to the server's CA): {}", bundle, why);
+    }
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return fmt::format("TLS: the certificate of {} is not trusted ({}); set ca_file to the CA that signed it{}",
+                         server, why, options.ca_file.empty() ? "" : " (now " + options.ca_file + ")");
+    case CURLE_SSL_CONNECT_ERROR:
+      return fmt::format("TLS: the handshake with {} failed: {}", server, why);
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_CRL_BADFILE:
+      return fmt::format("TLS: {} ({})", why, server);
+    default:
+      if (detail && *detail) return fmt::format("HTTP GET failed: {} ({})", curl_easy_strerror(rc), detail);
+      return fmt::format("HTTP GET failed: {}", curl_easy_strerror(rc));
+  }
+}
+
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -35,6 +68,8 @@ Result<HttpResponse> CurlHttpClient::get(const HttpRequest& request) {
   CURL* c = curl_easy_init();
   if (!c) return make_error(ErrorKind::input, "cannot start an HTTP client", url);
   HttpResponse r;
+  char detail[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
   curl_slist* list = nullptr;
   for (const auto& h : request.headers) list = curl_slist_append(list, h.c_str());
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -57,7 +92,7 @@ Result<HttpResponse> CurlHttpClient::get(const HttpRequest& request) {
   if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
   curl_slist_free_all(list);
   curl_easy_cleanup(c);
-  if (rc != CURLE_OK) return make_error(ErrorKind::input, fmt::format("HTTP GET failed: {}", curl_easy_strerror(rc)), url);
+  if (rc != CURLE_OK) return make_error(ErrorKind::input, describe_failure(rc, detail, options, url), url);
   return r;
 }
 

@@ -37,6 +37,10 @@ struct HttpRequest {
 // The URL without "user:password@" in its authority: what reports and recordings may show.
 std::string url_without_userinfo(const std::string& url);
 
+// A transport error that is about TLS (CA bundle, untrusted certificate, handshake): a server that
+// answered, so callers must not call it "no answer".
+inline bool is_tls_failure(const std::string& message) { return message.rfind("TLS: ", 0) == 0; }
+
 class HttpClient {
  public:
   virtual ~HttpClient() = default;

@@ -56,7 +56,8 @@ std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAcces
         if (!r) {
           // A server that does not answer will not answer the next pod either: stop waiting.
           cov.status = files.empty() ? SourceStatus::error : SourceStatus::partial;
-          cov.reason = fmt::format("no answer from the Kubernetes API server at {} for pod {}/{}: {}", access.server,
+          cov.reason = fmt::format("{} the Kubernetes API server at {} for pod {}/{}: {}",
+                                   is_tls_failure(r.error().message) ? "cannot talk to" : "no answer from", access.server,
                                    pod.ns, pod.name, r.error().message);
           cov.problems.push_back(cov.reason);
           return files;

@@ -201,11 +201,17 @@ struct Api {
   // GET that turns refusals into config errors and no answer into an input error.
   Result<HttpResponse> get(const std::string& path) {
     auto r = kube_get(http, access, path);
-    if (!r)
+    if (!r) {
+      if (is_tls_failure(r.error().message))
+        return make_error(ErrorKind::input,
+                          fmt::format("cannot talk to the Kubernetes API server ({}): {}", access.server, r.error().message),
+                          access.server + path, 0, "kueue.ca_file",
+                          "name the cluster's CA in the kubeconfig (certificate-authority) or in [kueue] ca_file");
       return make_error(ErrorKind::input,
                         fmt::format("no answer from the Kubernetes API server ({}): {}", access.server, r.error().message),
                         access.server + path, 0, "kueue.timeout",
                         "check that the server is reachable from here; a slow server needs a longer [kueue] timeout");
+    }
     if (r->status == 401 || r->status == 403) return kube_refused(*r, access.server + path, access, "kueue");
     return r;
   }

@@ -113,6 +113,7 @@ std::string http_fault(const HttpResponse& r, const std::vector<std::string>& se
 }
 
 std::string transport_fault(const std::string& message, Micros timeout) {
+  if (is_tls_failure(message)) return message;
   auto has = [&](const char* s) { return message.find(s) != std::string::npos; };
   if (has("Couldn't connect")) return "connection refused: " + message;
   if (has("Timeout") || has("timed out"))

@@ -140,7 +140,7 @@ expect_error 4 'Timeout was reached' "a stalled API server ends at the timeout, 
 # 5. TLS is verified: without the test CA the server's certificate is refused.
 kubeconfig "$WORK/kubeconfig-noca" "$TOKEN" no
 config "$WORK/d.toml" "$WORK/kubeconfig-noca" 5s
-expect_error 4 'certificate' "an unknown CA is refused" \
+expect_error 4 'TLS: the certificate of https://127.0.0.1:[0-9]* is not trusted' "an unknown CA is refused, named as such" \
   "$ATTR" diagnose --job training/llm-pretrain --config "$WORK/d.toml" --format json
 
 # 6. The pod-log source with a refused token, the workload read with a good one: still a report,

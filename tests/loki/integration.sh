@@ -128,7 +128,14 @@ fault empty "$HTTP/empty" empty 'no lines'
 fault later "$HTTP/later" partial '^page 2 failed: HTTP 500.*kept 2 line' 'limit = 3'
 check "$OUT" '.root_causes[0].host == "node03" and .root_causes[0].rule == "xid.79"' "later: page 1's lines still diagnose"
 # The right route without the CA (TLS must verify), and without the token (the route demands it).
-fault noca "$HTTPS/paging" error '^TLS failure' $'org_id = "team-a"\nlimit = 3'
+# TLS faults are named as such (which CA bundle, which server), never as a timeout or no answer:
+# the system store does not know the test CA; another CA is not the server's; a CA file that is not
+# there; HTTPS spoken to a plain-HTTP port.
+fault noca "$HTTPS/paging" error '^TLS: the certificate of https://127.0.0.1:[0-9]+ is not trusted' $'org_id = "team-a"\nlimit = 3'
+bash "$SRC/tests/http/make-cert.sh" "$WORK/other-ca"
+fault wrongca "$HTTPS/paging" error "^TLS: the certificate of .* not trusted.*set ca_file.*other-ca/ca.pem" "ca_file = \"$WORK/other-ca/ca.pem\""
+fault missingca "$HTTPS/paging" error "^TLS: cannot read the CA bundle $WORK/missing-ca.pem" "ca_file = \"$WORK/missing-ca.pem\""
+fault handshake "${HTTP/http:/https:}/paging" error '^TLS: the handshake with https://127.0.0.1:[0-9]+ failed'
 fault unauthorized "$HTTP/paging" error '^HTTP 401 Unauthorized.*Authorization' $'org_id = "team-a"\nlimit = 3'
 # 3. Record and replay: recorded while the servers answer, replayed byte for byte once they are
 #    gone; the bearer token is in no bundle.
