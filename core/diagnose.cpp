@@ -110,6 +110,19 @@ Result<BundleContents> bundle_contents(const DiagnoseRequest& req, const Inputs&
   return b;
 }
 
+// --logs gives no window, or only one end of it (--start or --end): the missing ends are the logs'
+// own span, so the report never shows an unbounded end.
+void settle_window(Workload& w, const ScanResult& scanned) {
+  if (!w.start && !w.end) {
+    if (!scanned.earliest) return;
+    w.window = Window{*scanned.earliest, *scanned.latest};
+    w.window_known = true;
+    return;
+  }
+  if (!w.end) w.window.end = std::max(w.window.start, scanned.latest.value_or(w.window.start));
+  if (!w.start) w.window.start = std::min(w.window.end, scanned.earliest.value_or(w.window.end));
+}
+
 }  // namespace
 
 Result<Report> diagnose(const DiagnoseRequest& req) {
@@ -160,10 +173,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   lap("collect");
   ScanResult scanned = scan(collection, **matcher, *workload, req.threads, record, req.progress);
   lap("scan and match");
-  if (!workload->window_known && scanned.earliest) {  // --logs without --start/--end: the logs' own span
-    workload->window = Window{*scanned.earliest, *scanned.latest};
-    workload->window_known = true;
-  }
+  settle_window(*workload, scanned);
   add_bundle_coverage(collection.coverage, in.bundle_problems);
   std::optional<BundleContents> recorded;
   if (record)
@@ -173,7 +183,8 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   lap("timeline");
   Diagnosis diagnosis = resolve_precedence(timeline, *rules, *workload);
   lap("precedence");
-  Report report = build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage));
+  Report report = build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage),
+                               EvidenceFacts{scanned.year_inferred});
   lap("report");
   if (recorded) {
     if (auto st = write_bundle(*req.record_dir, *recorded); !st) return st.error();

@@ -294,7 +294,7 @@ std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) 
   if (p.epoch) return p.epoch;
   if (p.civil) {
     CivilTime t = *p.civil;
-    if (t.year == 0) t = with_year_near(t, ctx.year_anchor);
+    if (t.year == 0) t = with_year_near(t, ctx.year_anchor, ctx.year_cap, ctx.year_floor);
     if (t.utc_offset_s) return civil_to_micros_utc(t) - Micros(*t.utc_offset_s) * kMicrosPerSecond;
     return ctx.zone.to_utc(t);
   }

@@ -32,7 +32,9 @@ LinePrefix parse_line_prefix(std::string_view line);
 // Where a line's time comes from when its prefix is not absolute.
 struct TimeContext {
   TimeZone zone;                  // for local wall-clock times without zone
-  Micros year_anchor = 0;         // year-less times go to the year nearest this instant
+  Micros year_anchor = 0;         // year-less times go to the year nearest this instant,
+  std::optional<Micros> year_cap; // and never after this one
+  std::optional<Micros> year_floor;  // nor before this one
   std::optional<Micros> boot;     // boot instant, for dmesg seconds since boot
 };
 

@@ -6,7 +6,7 @@ namespace {
 
 void time_or_null(JsonWriter& j, std::string_view key, std::optional<Micros> t) {
   j.key(key);
-  if (t) j.value(format_rfc3339(*t));
+  if (t && *t != kTimeUnknown) j.value(format_rfc3339(*t));
   else j.null();
 }
 
@@ -62,6 +62,7 @@ std::string render_json(const Report& r) {
   j.field("category", o.category).field("family", o.family).field("blame", o.blame);
   j.field("summary", o.summary).field("confidence", o.confidence).field("action", o.action);
   string_list(j, "exclude_nodes", o.exclude_nodes);
+  string_list(j, "caveats", o.caveats);
   j.end_object();
 
   j.key("root_causes").begin_array();
@@ -74,7 +75,8 @@ std::string render_json(const Report& r) {
     int_or_null(j, "gpu", rc.gpu);
     j.key("pci").string_or_null(rc.pci);
     int_or_null(j, "rank", rc.rank);
-    j.field("first_seen", format_rfc3339(rc.first_seen)).field("last_seen", format_rfc3339(rc.last_seen));
+    time_or_null(j, "first_seen", rc.first_seen);
+    time_or_null(j, "last_seen", rc.last_seen);
     j.key("time_inferred").value(rc.time_inferred);
     j.key("count").value(rc.count);
     j.key("explains").value(rc.explains);
@@ -92,7 +94,7 @@ std::string render_json(const Report& r) {
     string_list(j, "hosts", s.hosts);
     int_list(j, "ranks", s.ranks);
     j.key("count").value(s.count);
-    j.field("first_seen", format_rfc3339(s.first_seen));
+    time_or_null(j, "first_seen", s.first_seen);
     j.key("time_inferred").value(s.time_inferred);
     j.key("explained_by").string_or_null(s.explained_by);
     j.key("why").string_or_null(s.why);
@@ -115,7 +117,8 @@ std::string render_json(const Report& r) {
   j.key("evidence").begin_array();
   for (const auto& e : r.evidence) {
     j.begin_object();
-    j.field("id", e.id).field("time", format_rfc3339(e.time));
+    j.field("id", e.id);
+    time_or_null(j, "time", e.time);
     j.key("time_inferred").value(e.time_inferred);
     j.field("source", e.source);
     j.key("host").string_or_null(e.host);

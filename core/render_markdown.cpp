@@ -37,6 +37,7 @@ std::string render_markdown(const Report& r) {
   line("");
   line(fmt::format("- **Category:** `{}` (family `{}`)", out.category, out.family));
   line(fmt::format("- **Blame:** {}; **confidence:** {}", out.blame, out.confidence));
+  for (const auto& c : out.caveats) line(fmt::format("- **Caveat:** {}", cell(c)));
   line(fmt::format("- **Summary:** {}", cell(out.summary)));
   line(fmt::format("- **Action:** {}", cell(out.action)));
   if (!out.exclude_nodes.empty()) line(fmt::format("- **Exclude nodes:** {}", join_strings(out.exclude_nodes, 50)));

@@ -1,10 +1,12 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/render.hpp"
 
 namespace attribution {
 
 std::string short_time(Micros t, bool inferred) {
+  if (t == kTimeUnknown) return "(time unknown)";
   std::string s = format_rfc3339(t);  // ....ss.ffffffZ -> keep milliseconds
   s = s.substr(0, 23) + "Z";
   return inferred ? "~" + s : s;
@@ -48,6 +50,7 @@ std::string render_text(const Report& r) {
   line("");
   const Outcome& out = r.outcome;
   line(fmt::format("OUTCOME     {} ({}); blame {}; confidence {}", out.category, out.family, out.blame, out.confidence));
+  if (!out.caveats.empty()) line(fmt::format("CAVEATS     {}", fmt::join(out.caveats, "; ")));
   if (!r.root_causes.empty()) {
     const auto& top = r.root_causes.front();
     line(fmt::format("ROOT CAUSE  {}: {}", where(top.host, top.gpu, top.pci, top.rank), top.title));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <set>
 #include <tuple>
@@ -107,10 +108,36 @@ void note_duplicates(const std::map<std::pair<std::string, std::string>, int64_t
     }
 }
 
+// Each kind of gap in the evidence lowers the confidence one step and is said in one line.
+void weigh_evidence(Report& r, const EvidenceFacts& facts) {
+  Outcome& o = r.outcome;
+  std::vector<std::string> weak;
+  for (const auto& s : r.sources)
+    if (s.status == SourceStatus::error || s.status == SourceStatus::empty || s.status == SourceStatus::partial)
+      weak.push_back(fmt::format("{} ({})", s.name, to_string(s.status)));
+  if (!weak.empty())
+    o.caveats.push_back(fmt::format("{} source(s) gave less than asked: {}", weak.size(), fmt::join(weak, ", ")));
+  std::vector<std::string> silent;
+  for (const auto& n : r.affected_nodes)
+    if (n.role == "no_data") silent.push_back(n.host);
+  if (!silent.empty())
+    o.caveats.push_back(fmt::format("{} of the job's {} node(s) have no data: {}{}", silent.size(), r.workload.nodes.size(),
+                                    fmt::join(silent.begin(), silent.begin() + std::min<size_t>(silent.size(), 8), ", "),
+                                    silent.size() > 8 ? ", ..." : ""));
+  if (facts.year_inferred)
+    o.caveats.push_back("the year of year-less timestamps is inferred: neither the window nor a full-year time in the "
+                        "logs gives it (pass --start/--end)");
+  static const std::vector<std::string> levels{"low", "medium", "high"};
+  auto at = std::find(levels.begin(), levels.end(), o.confidence);
+  if (at == levels.end()) return;
+  o.confidence = levels[static_cast<size_t>(std::max<std::ptrdiff_t>(0, (at - levels.begin()) -
+                                                                        static_cast<std::ptrdiff_t>(o.caveats.size())))];
+}
+
 }  // namespace
 
 Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, const RuleSet& rules,
-                    std::vector<SourceCoverage> sources) {
+                    std::vector<SourceCoverage> sources, const EvidenceFacts& facts) {
   Report r;
   r.tool_version = ATTRIBUTION_VERSION;
   r.workload = w;
@@ -305,6 +332,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   r.usable_data = bytes > 0 || !F.empty();
   r.limits = limits_of(r.evidence, sources);
   r.sources = std::move(sources);
+  weigh_evidence(r, facts);
   return r;
 }
 

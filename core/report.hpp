@@ -70,6 +70,9 @@ struct AffectedNode {
 struct Outcome {
   std::string category, family, blame, summary, confidence, action;
   std::vector<std::string> exclude_nodes;
+  // Why the confidence is lower than the top root cause's rule gives: gaps in the evidence (a
+  // source that failed or gave nothing, nodes without data, an inferred year).
+  std::vector<std::string> caveats;
 };
 
 struct Report {
@@ -88,8 +91,13 @@ struct Report {
   bool usable_data = true;  // false when no source produced any bytes
 };
 
+// What the scan learnt about the evidence as a whole, beyond its findings.
+struct EvidenceFacts {
+  bool year_inferred = false;  // year-less stamps with nothing in the job to give their year
+};
+
 Report build_report(const Workload& workload, const Timeline& timeline, const Diagnosis& diagnosis,
-                    const RuleSet& rules, std::vector<SourceCoverage> sources);
+                    const RuleSet& rules, std::vector<SourceCoverage> sources, const EvidenceFacts& facts = {});
 
 // Shared by renderers: "node03 GPU 5 (0000:b9:00.0)" or "node03".
 std::string where(const std::string& host, int gpu, const std::string& pci, int rank);

@@ -19,6 +19,7 @@
 #include "core/line_prefix.hpp"
 #include "core/literal_search.hpp"
 #include "core/source_status.hpp"
+#include "core/year_anchor.hpp"
 #include "sources/line_buffer.hpp"
 
 namespace attribution {
@@ -33,6 +34,7 @@ struct FileScan {
   int64_t bytes = 0;
   std::string problem;  // why the file was skipped or only partly read
   bool failed = false;
+  bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
   std::shared_ptr<FileExtract> extract;  // recording
 };
 
@@ -56,22 +58,31 @@ std::string evidence_text(std::string_view line) {
   return sanitize_utf8(line.substr(0, cut)) + fmt::format(" [... {} more bytes]", line.size() - cut);
 }
 
-// The first `take` bytes of a regular, uncompressed file; empty otherwise.
-std::string file_head(const std::string& path, size_t take) {
-  std::string head;
+// `take` bytes of a regular, uncompressed file from its start, or its end (from a line start);
+// empty otherwise.
+std::string file_part(const std::string& path, size_t take, bool tail = false) {
+  std::string part;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return head;
+  if (fd < 0) return part;
   struct stat st {};
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    head.resize(take);
-    ssize_t got = pread(fd, head.data(), take, 0);
-    head.resize(got > 0 ? static_cast<size_t>(got) : 0);
-    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
-      head.clear();  // gzip: its head is not the text
+    char magic[2] = {0, 0};
+    bool gzip = pread(fd, magic, 2, 0) == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+                static_cast<unsigned char>(magic[1]) == 0x8b;  // gzip: its bytes are not the text
+    size_t size = static_cast<size_t>(st.st_size);
+    off_t from = tail && size > take ? static_cast<off_t>(size - take) : 0;
+    if (!gzip && !(tail && from == 0)) {
+      part.resize(take);
+      ssize_t got = pread(fd, part.data(), take, from);
+      part.resize(got > 0 ? static_cast<size_t>(got) : 0);
+      if (from > 0) part.erase(0, std::min(part.size(), part.find('\n') + 1));
+    }
   }
   ::close(fd);
-  return head;
+  return part;
 }
+
+std::string file_head(const std::string& path, size_t take) { return file_part(path, take); }
 
 // Up to 1 MiB from the starts of the first files, for the prefilter to choose windows of the
 // literals that these logs rarely repeat.
@@ -90,12 +101,17 @@ std::string input_sample(const Collection& c) {
 
 constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pages behind it are released
 
+// Where a job's year-less stamps go (job_year below).
+struct JobYear {
+  std::optional<Micros> anchor, floor;
+};
+
 class FileScanner {
  public:
   FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const LiteralSearch* search,
-              const Workload& w, bool record, size_t max_findings, ReadBuffer* read_buffer)
-      : file_(file), src_(src), m_(m), search_(search), w_(w), record_(record && !file.text && !file.extract),
-        max_findings_(max_findings), read_buffer_(read_buffer) {
+              const Workload& w, const JobYear& year, bool record, size_t max_findings, ReadBuffer* read_buffer)
+      : file_(file), src_(src), m_(m), search_(search), w_(w), job_year_(year.anchor), year_floor_(year.floor),
+        record_(record && !file.text && !file.extract), max_findings_(max_findings), read_buffer_(read_buffer) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
@@ -135,7 +151,7 @@ class FileScanner {
       if (record_) out.extract = recorded_extract({}, out);
       return out;
     }
-    ctx_.year_anchor = year_anchor();
+    set_year_context();
     buf_ = buf;
     size_t pos = 0;
     std::vector<int> hits, blocks;
@@ -167,6 +183,7 @@ class FileScanner {
       pos = eol + 1;
     }
     if (record_) out.extract = recorded_extract(window_lines(), out);
+    out.year_inferred = year_guessed_;
     return out;
   }
 
@@ -265,11 +282,15 @@ class FileScanner {
     return file_.extract ? file_.extract->origin_offset(pos) : static_cast<int64_t>(pos);
   }
 
-  Micros year_anchor() const {
-    if (w_.start && w_.end) return *w_.start + (*w_.end - *w_.start) / 2;
-    if (w_.start) return *w_.start;
-    if (w_.end) return *w_.end;
-    return file_mtime().value_or(0);
+  // The job's anchor when it has one; else the file's modification time. Either way no year-less
+  // stamp lands after the file was last written or after the window's end.
+  void set_year_context() {
+    std::optional<Micros> mtime = file_mtime();
+    ctx_.year_anchor = job_year_ ? *job_year_ : year_floor_ ? *year_floor_ : mtime.value_or(0);
+    ctx_.year_floor = year_floor_;
+    constexpr Micros kZoneSlack = 24 * 3600 * kMicrosPerSecond;  // local stamps against a UTC mtime
+    if (mtime) ctx_.year_cap = *mtime + kZoneSlack;
+    if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end), w_.window.end);
   }
 
   std::string join_block(size_t start, int lines) {
@@ -306,6 +327,7 @@ class FileScanner {
 
   std::optional<Micros> time_of(const LinePrefix& p) {
     if (!p.civil && !p.epoch && p.mono && !ctx_.boot) ctx_.boot = boot_from_file();
+    if (p.civil && p.civil->year == 0 && !job_year_) year_guessed_ = true;
     return resolve_time(p, ctx_);
   }
 
@@ -366,7 +388,9 @@ class FileScanner {
     last_next_ = next;
     if (next.time && (!prev || origin(next.pos) - origin(q) < origin(q) - origin(prev->pos))) return *next.time;
     if (prev) return *prev->time;
-    return w_.window_known && w_.start ? *w_.start : ctx_.year_anchor;
+    // Nothing in this file has a time: the window's start bounds it; without a window it is unknown
+    // (never the moment the file was copied).
+    return w_.start ? w_.window.start : kTimeUnknown;
   }
 
   void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
@@ -456,6 +480,9 @@ class FileScanner {
   const Matcher& m_;
   const LiteralSearch* search_ = nullptr;  // the prefilter tuned to this input
   const Workload& w_;
+  std::optional<Micros> job_year_;  // where year-less stamps go: the window's or the logs' own time
+  std::optional<Micros> year_floor_;  // the latest kernel/driver build date the logs print
+  bool year_guessed_ = false;
   TimeContext ctx_;
   std::string stream_;
   std::string_view buf_;
@@ -477,9 +504,42 @@ class FileScanner {
 
 }  // namespace
 
+namespace {
+
+// Where year-less stamps go: the scheduler's window, else what the job's logs say of the year
+// (read from each file's first and last lines: a torchrun summary sits at the end).
+JobYear job_year(const Collection& c, const Workload& w) {
+  if (w.start && w.end) return {*w.start + (*w.end - *w.start) / 2, std::nullopt};
+  if (w.start) return {*w.start, std::nullopt};
+  if (w.end) return {*w.end, std::nullopt};
+  constexpr size_t kPartBytes = 64 << 10, kPartLines = 400, kEnough = 256;
+  YearClues clues;
+  for (const InputFile& f : c.files) {
+    if (clues.stamps.size() >= kEnough) break;
+    const TimeZone& zone = c.sources[f.source].zone;
+    auto add = [&](std::string_view text) {
+      add_year_clues(text.substr(0, kPartBytes), zone, kPartLines, clues);
+      if (text.size() > kPartBytes) {
+        std::string_view tail = text.substr(text.size() - kPartBytes);
+        add_year_clues(tail.substr(std::min(tail.size(), tail.find('\n') + 1)), zone, kPartLines, clues);
+      }
+    };
+    if (f.text) add(*f.text);
+    else if (f.extract) add(f.extract->text);
+    else {
+      add_year_clues(file_part(f.path, kPartBytes), zone, kPartLines, clues);
+      add_year_clues(file_part(f.path, kPartBytes, true), zone, kPartLines, clues);
+    }
+  }
+  return {year_anchor_of(std::move(clues.stamps)), clues.floor};
+}
+
+}  // namespace
+
 ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record,
                 ScanProgress* progress) {
   const size_t per_file = findings_per_file(c.files.size());
+  const JobYear year = job_year(c, workload);
   std::vector<FileScan> results(c.files.size());
   std::unique_ptr<LiteralSearch> search = matcher.tuned_prefilter(input_sample(c));
   std::atomic<size_t> next{0};
@@ -489,7 +549,8 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
       results[i] =
-          FileScanner(f, c.sources[f.source], matcher, search.get(), workload, record, per_file, &buffer).run();
+          FileScanner(f, c.sources[f.source], matcher, search.get(), workload, year, record, per_file, &buffer)
+              .run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
         progress->files_done += 1;
@@ -518,6 +579,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     if (!c.files[i].text) cov.bytes += r.bytes;  // inline text: its collector counted what it received
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++tally[s].failed;
+    out.year_inferred |= r.year_inferred;
     if (!r.failed && r.bytes == 0) ++tally[s].empty;
     cov.lines_not_kept += r.not_kept;
     if (r.not_kept > 0)

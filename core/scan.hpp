@@ -15,6 +15,9 @@ namespace attribution {
 struct ScanResult {
   std::vector<Finding> findings;  // collection order, then line order
   std::optional<Micros> earliest, latest;  // span of real (not inferred) times seen in hits
+  // Year-less stamps were read with nothing in the job to give their year (no window, no
+  // full-year stamp in the logs): their year is the files' modification time's, at the latest.
+  bool year_inferred = false;
   // With `record`: per collected file (null for inline text), the lines a replay needs: every
   // line in the window, and every line the scan read to make a finding (its block, its time
   // anchors) wherever it lies.

@@ -122,15 +122,16 @@ int month_from_abbrev(std::string_view m) {
   return 0;
 }
 
-CivilTime with_year_near(CivilTime t, Micros anchor) {
+CivilTime with_year_near(CivilTime t, Micros anchor, std::optional<Micros> cap, std::optional<Micros> floor) {
   int y = micros_to_civil_utc(anchor).year;
-  Micros best_dist = INT64_MAX;
-  int best = y;
+  std::optional<Micros> best_dist;
+  int best = y - 1;  // all candidates after the cap: the earliest
   for (int cand : {y - 1, y, y + 1}) {
     t.year = cand;
-    Micros d = civil_to_micros_utc(t) - anchor;
-    if (d < 0) d = -d;
-    if (d < best_dist) best_dist = d, best = cand;
+    Micros at = civil_to_micros_utc(t);
+    if ((cap && at > *cap) || (floor && at < *floor)) continue;
+    Micros d = at > anchor ? at - anchor : anchor - at;
+    if (!best_dist || d < *best_dist) best_dist = d, best = cand;
   }
   t.year = best;
   return t;

@@ -1,6 +1,7 @@
 #pragma once
 // Time is UTC microseconds since the Unix epoch everywhere inside the tool.
 #include <cstdint>
+#include <climits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,9 @@ namespace attribution {
 
 using Micros = int64_t;
 constexpr Micros kMicrosPerSecond = 1'000'000;
+// The time of a line that has none of its own in a file that has none either, when the job gives
+// no window: unknown, never the moment the file was copied. Renderers print it as unknown (null).
+constexpr Micros kTimeUnknown = INT64_MIN / 4;
 
 // A wall-clock reading as printed by a log line; fields a format omits stay unset.
 struct CivilTime {
@@ -53,7 +57,11 @@ Result<Micros> parse_time_value(std::string_view text, const TimeZone& tz);
 // Months "Jan".."Dec" -> 1..12, 0 if not a month.
 int month_from_abbrev(std::string_view m);
 
-// Places a year-less civil time in the year that puts it nearest to `anchor`.
-CivilTime with_year_near(CivilTime t, Micros anchor);
+// Places a year-less civil time in the year that puts it nearest to `anchor`, never after `cap`
+// (a file's modification time, the window's end: a log cannot hold a line from its future) and
+// never before `floor` (the build date of the kernel or driver that printed it). When no year fits
+// both, the earliest candidate.
+CivilTime with_year_near(CivilTime t, Micros anchor, std::optional<Micros> cap = std::nullopt,
+                         std::optional<Micros> floor = std::nullopt);
 
 }  // namespace attribution

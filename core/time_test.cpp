@@ -46,6 +46,16 @@ TEST_CASE("year-less times take the year nearest the window / across new year") 
   CHECK(with_year_near(jan, utc("2025-06-01T00:00:00Z")).year == 2025);
 }
 
+TEST_CASE("year-less times never land after the cap (a file's modification time, the window's end)") {
+  CivilTime mar{0, 3, 14, 9, 41, 7, 0, std::nullopt};
+  // Nearest to a December 2026 anchor is March 2027, in the file's future: March 2026 instead.
+  CHECK(with_year_near(mar, utc("2026-12-01T17:16:16Z")).year == 2027);
+  CHECK(with_year_near(mar, utc("2026-12-01T17:16:16Z"), utc("2026-12-01T17:16:16Z")).year == 2026);
+  // A cap on the very day keeps that day; a cap before every candidate gives the earliest.
+  CHECK(with_year_near(mar, utc("2025-03-14T00:00:00Z"), utc("2025-03-14T09:41:07Z")).year == 2025);
+  CHECK(with_year_near(mar, utc("2025-03-14T00:00:00Z"), utc("2020-01-01T00:00:00Z")).year == 2024);
+}
+
 TEST_CASE("time zones: UTC / fixed offsets and IANA names") {
   CivilTime t{2025, 7, 1, 12, 0, 0, 0, std::nullopt};
   CHECK(TimeZone::utc().to_utc(t) == utc("2025-07-01T12:00:00Z"));

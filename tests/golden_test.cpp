@@ -3,7 +3,9 @@
 // example's truth.toml (the ground truth the logs were written from).
 // ATTRIBUTION_UPDATE_GOLDEN=1 rewrites expected/ files; review the diff.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <simdjson.h>
 
@@ -98,6 +100,37 @@ TEST_CASE("ad-hoc --logs mode finds the same root cause as the configured run") 
   CHECK(std::string_view(doc["outcome"]["family"]) == "accelerator-fabric");
   CHECK(std::string_view(doc["root_causes"].at(0)["host"]) == "node03");
   CHECK(std::string_view(doc["root_causes"].at(0)["pci"]) == "0000:b9:00.0");
+}
+
+// The README's ad-hoc form over every example, with the logs' modification times set years after
+// the logs were written (a copy made long after, a restored backup): year-less stamps must still
+// take the logs' own year, and the diagnosis must match the truth.
+TEST_CASE("golden --logs reports: every example / files modified years later") {
+  bool update = std::getenv("ATTRIBUTION_UPDATE_GOLDEN") != nullptr;
+  const auto later = std::chrono::file_clock::from_sys(std::chrono::sys_seconds(std::chrono::sys_days(std::chrono::year(2031) / 6 / 1)));
+  for (const auto& ex : examples()) {
+    fs::path logs = fs::path(ATTRIBUTION_SOURCE_DIR) / "examples" / ex / "logs";
+    for (const auto& de : fs::recursive_directory_iterator(logs))
+      if (de.is_regular_file()) fs::last_write_time(de.path(), later);
+    auto workload = parse_toml_file((logs.parent_path() / "workload.toml").string());
+    REQUIRE(workload);
+    std::string nodes = (*workload)["nodes"].value_or(std::string());
+    auto r = test::run_cli("diagnose --logs examples/" + ex + "/logs --nodes '" + nodes + "' --format json", false);
+    INFO(ex << "\n" << r.out);
+    REQUIRE(r.exit_code == 0);
+    fs::path want_path = logs.parent_path() / "expected" / "report-logs.json";
+    if (update) std::ofstream(want_path, std::ios::binary) << r.out;
+    REQUIRE(fs::exists(want_path));
+    CHECK(r.out == test::read_file(want_path.string()));
+    CHECK(r.out.find("\"2031-") == std::string::npos);
+    auto truth = parse_toml_file((logs.parent_path() / "truth.toml").string());
+    REQUIRE(truth);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+    CHECK(std::string_view(doc["outcome"]["family"]) == (*truth)["family"].value_or(std::string()));
+    CHECK(std::string_view(doc["root_causes"].at(0)["host"]) == (*truth)["root_host"].value_or(std::string()));
+  }
 }
 
 TEST_CASE("record then replay: every example, every format, byte for byte, without the original files") {

@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 bash tests/setup-debian.sh
 ./build/attribution rules test >/dev/null
 # The fuzz targets build (clang) in the background, at low priority, while the tests wait on Slurm.
+# Their compiler is installed first, in the foreground: two installers at once would race for
+# dpkg's lock with the Slurm and Prometheus tests' own installs.
+bash tests/fuzz/run.sh --install-only
 mkdir -p build-fuzz
 nice -n 10 bash tests/fuzz/run.sh --build-only > build-fuzz/build.log 2>&1 &
 fuzz_build=$!

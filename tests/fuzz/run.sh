@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan + UBSan, build-fuzz/) and runs each for SECONDS on a
 # copy of its seed corpus, two at a time.
-# Usage: tests/fuzz/run.sh [--build-only] [--ci | SECONDS] [TARGET...]
+# Usage: tests/fuzz/run.sh [--install-only | --build-only] [--ci | SECONDS] [TARGET...]
 # (TARGET as in tests/fuzz/fuzz_TARGET.cpp; all by default). Exits non-zero when a target
 # crashed, hung, leaked or hit a sanitizer; its inputs stay in the printed temp dir.
 # The repo's corpora are never written: new inputs go to the temp copy, which is removed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
-build_only=0 ci=0
+build_only=0 ci=0 install_only=0
+if [ "${1:-}" = --install-only ]; then install_only=1; shift; fi  # the compiler only (tests/run-tests.sh)
 if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi  # CI builds early, in the background
 # --ci: every committed seed and regression input, then a fixed number of new inputs from a fixed
 # seed (about 15 s per target): the same commit fuzzes the same inputs on every run, so CI cannot
@@ -31,9 +32,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "fuzz: installing ${missing[*]}" >&2
   if [ "$(id -u)" -ne 0 ]; then echo "fuzz: run as root (or with sudo) to install packages" >&2; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  apt-get -o DPkg::Lock::Timeout=900 update -qq
+  apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+[ "$install_only" = 1 ] && exit 0
 
 build=$root/build-fuzz
 if [ ! -f "$build/CMakeCache.txt" ]; then

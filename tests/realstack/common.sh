@@ -32,21 +32,23 @@ rs_apt_install() {
     made_policy=1
   fi
   local rc=0 log="${RS_APT_LOG:-/tmp/realstack-apt.log}"
+  # Another installer may hold dpkg's lock (tests run in parallel on a fresh machine): wait for it.
+  local wait_lock=(-o DPkg::Lock::Timeout=900)
   rs_log "  (apt output -> $log)"
   # 'apt-get update' only when the package lists are missing/empty (fresh machine).
   if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null || \
      ! apt-cache show "${missing[0]}" >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 || rc=$?
+    DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" update -q >>"$log" 2>&1 || rc=$?
   fi
   local try
   for try in 1 2; do
     rc=0
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" install -y -q --no-install-recommends \
       -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
       "${missing[@]}" >>"$log" 2>&1 || rc=$?
     [ "$rc" = 0 ] && break
     # stale package lists (404 on a superseded version) -> refresh once and retry
-    [ "$try" = 1 ] && { rs_log "apt-get install failed (rc=$rc); running apt-get update and retrying"; DEBIAN_FRONTEND=noninteractive apt-get update -q >>"$log" 2>&1 || true; }
+    [ "$try" = 1 ] && { rs_log "apt-get install failed (rc=$rc); running apt-get update and retrying"; DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" update -q >>"$log" 2>&1 || true; }
   done
   if [ "$made_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
   [ "$rc" = 0 ] || { tail -n 30 "$log" >&2; rs_die "apt-get install failed (rc=$rc)"; }
