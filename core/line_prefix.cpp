@@ -1,5 +1,6 @@
 #include "core/line_prefix.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "core/limits.hpp"
@@ -109,10 +110,12 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   return e;
 }
 
-// NCCL "host:pid:tid [dev] " at s[i..].
+// NCCL "host:pid:tid [dev] " at s[i..]. The host may be a FQDN or an address, or missing where a
+// paste redacted it ("::16674:16674 [0] NCCL INFO").
 bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   size_t a = i;
-  while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_')) ++a;
+  while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_' || s[a] == '.')) ++a;
+  if (a == i && a + 1 < s.size() && s[a] == ':' && s[a + 1] == ':') ++a;  // redacted host: "::pid:tid"
   if (a == i || a - i > kMaxHostName || a >= s.size() || s[a] != ':') return false;
   size_t b = a + 1;
   int64_t pid, tid, dev;
@@ -129,10 +132,72 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   } else if (!starts(s.substr(b), "NCCL ")) {
     return false;
   }
-  p.host = s.substr(i, a - i);
+  std::string_view host = s.substr(i, a - i);
+  p.host = host == ":" ? std::string_view() : host;
   p.pid = pid;
   i = b;
   return true;
+}
+
+// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
+// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
+bool host_like(std::string_view w) {
+  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  bool marked = false, alpha_or_ip = false;
+  for (char c : w) {
+    if (!host_char(c)) return false;
+    if (is_digit(c) || c == '-' || c == '.') marked = true;
+    if (std::isalpha(static_cast<unsigned char>(c))) alpha_or_ip = true;
+  }
+  if (!alpha_or_ip) alpha_or_ip = std::count(w.begin(), w.end(), '.') == 3;  // an IPv4 address
+  return marked && alpha_or_ip && w.back() != '.' && w.back() != '-';
+}
+
+// Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
+// "[worker-0]:" / "[train|3]:" of a launcher or log shipper. Returns the offset after it, or i.
+size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
+  if (i >= s.size() || s[i] != '[') return i;
+  size_t close = s.find(']', i);
+  if (close == std::string_view::npos || close - i > 64) return i;
+  std::string_view inner = s.substr(i + 1, close - i - 1);
+  size_t after = close + 1;
+  if (s.substr(after, 9) == "<stdout>:" || s.substr(after, 9) == "<stderr>:") {  // OpenMPI --tag-output
+    size_t comma = inner.find(',');
+    size_t k = comma + 1;
+    int64_t rank;
+    if (comma != std::string_view::npos && number(inner, k, &rank, 7) && k == inner.size()) p.rank = static_cast<int>(rank);
+    return after + 9;
+  }
+  // A name, not an index: torchrun's failure summary prints "[0]:" as content.
+  if (after >= s.size() || s[after] != ':' || !std::any_of(inner.begin(), inner.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+    return i;
+  for (char c : inner)
+    if (!host_char(c) && c != '|' && c != ',') return i;
+  return after + 1;
+}
+
+// "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
+size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == i || a + 1 >= s.size() || s[a] != ':' || s[a + 1] != ' ') return i;
+  std::string_view w = s.substr(i, a - i);
+  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
+  if (!host_like(w) || std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) return i;
+  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
+                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
+  for (std::string_view m : kModules)
+    if (w.substr(0, m.size()) == m) return i;
+  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "gpu", "cuda", "step",
+                                                   "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
+  for (std::string_view n : kNotHosts)  // "rank3:", "gpu0:", "step_100:" count things, they are not machines
+    if (w.substr(0, n.size()) == n) {
+      std::string_view rest = w.substr(n.size());
+      if (!rest.empty() && (rest[0] == '_' || rest[0] == '-')) rest.remove_prefix(1);
+      if (std::all_of(rest.begin(), rest.end(), is_digit)) return i;
+    }
+  p.host = w;
+  return a + 2;
 }
 
 // glog "E1218 20:27:21.426415540 " (after '[' or bare): level, month (not zero-padded in c10's
@@ -162,7 +227,9 @@ std::string_view json_string_field(std::string_view s, std::string_view key) {
 
 }  // namespace
 
-LinePrefix parse_line_prefix(std::string_view s) {
+namespace {
+
+LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
   size_t i = 0;
   if (!s.empty() && s[0] == '{') {  // journald JSON record
@@ -201,6 +268,17 @@ LinePrefix parse_line_prefix(std::string_view s) {
       if (number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
         p.local_rank = static_cast<int>(n);
         i += j + 2;
+        continue;
+      }
+    }
+    if (size_t after = launcher_label(s, i, p); after != i) {
+      i = after;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    if (p.host.empty() && !p.civil && !p.epoch && !p.mono) {
+      if (size_t after = host_label(s, i, p); after != i) {
+        i = after;
         continue;
       }
     }
@@ -287,6 +365,45 @@ LinePrefix parse_line_prefix(std::string_view s) {
     break;
   }
   p.message_offset = i;
+  return p;
+}
+
+bool says_something(const LinePrefix& p) { return p.civil || p.epoch || p.mono || !p.host.empty() || p.pid >= 0; }
+
+// A prefix behind a wrapper: grep's "file:" or "file:123:" before the line, or an alerting or
+// forwarding text before a syslog header ("<alert>: Mar 14 09:41:07 node03 kernel: ...").
+std::optional<LinePrefix> behind_wrapper(std::string_view s) {
+  size_t colon = s.find(':');
+  if (colon != std::string_view::npos && colon > 0 && colon < 200 && s.substr(0, colon).find(' ') == std::string_view::npos) {
+    size_t k = colon + 1;
+    int64_t line_no;
+    size_t d = k;
+    if (number(s, d, &line_no, 9) && d < s.size() && s[d] == ':') k = d + 1;
+    LinePrefix q = parse_prefix_at(s.substr(k));
+    if (q.civil || q.epoch || q.mono || (!q.host.empty() && q.pid >= 0)) {
+      q.message_offset += k;
+      return q;
+    }
+  }
+  // A syslog header further in: "Mon dd hh:mm:ss host tag:" after a space.
+  for (size_t at = s.find(' '); at != std::string_view::npos && at < 300; at = s.find(' ', at + 1)) {
+    std::string_view r = s.substr(at + 1);
+    if (r.size() < 16 || !month_from_abbrev(r.substr(0, 3)) || r[3] != ' ') continue;
+    LinePrefix q = parse_prefix_at(r);
+    if (q.civil && !q.host.empty()) {
+      q.message_offset += at + 1;
+      return q;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+LinePrefix parse_line_prefix(std::string_view s) {
+  LinePrefix p = parse_prefix_at(s);
+  if (says_something(p) || p.rank >= 0 || p.local_rank >= 0) return p;
+  if (auto q = behind_wrapper(s)) return *q;
   return p;
 }
 

@@ -33,9 +33,9 @@ LinePrefix parse_line_prefix(std::string_view line);
 struct TimeContext {
   TimeZone zone;                  // for local wall-clock times without zone
   Micros year_anchor = 0;         // year-less times go to the year nearest this instant,
-  std::optional<Micros> year_cap; // and never after this one
-  std::optional<Micros> year_floor;  // nor before this one
   std::optional<Micros> boot;     // boot instant, for dmesg seconds since boot
+  std::optional<Micros> year_cap; // year-less times never land after this instant
+  std::optional<Micros> year_floor;  // nor before this one
 };
 
 // A multi-line rule's text: `lines` lines from `start` (a line start in `buf`), each without its

@@ -152,3 +152,52 @@ TEST_CASE("a word longer than a DNS name is not a host") {
   CHECK(parse_line_prefix(nccl).host.empty());
   CHECK(parse_line_prefix("2025-05-06T10:07:00Z gpu-node01 kernel: x").host == "gpu-node01");
 }
+
+TEST_CASE("launcher labels before an NCCL prefix: OpenMPI tags and bracketed names") {
+  auto m = parse_line_prefix("[1,3]<stderr>:gpu-a-07:4411:4630 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB");
+  CHECK(m.rank == 3);
+  CHECK(m.host == "gpu-a-07");
+  CHECK(m.pid == 4411);
+  auto b = parse_line_prefix("[worker-0]: node05:1234:1240 [3] NCCL WARN NET/IB : Got completion from peer");
+  CHECK(b.host == "node05");
+  auto piped = parse_line_prefix("[train|3]: node06:77:78 [1] NCCL WARN x");
+  CHECK(piped.host == "node06");
+  // torchrun's failure summary prints "[0]:" as content, not a label.
+  auto summary = parse_line_prefix("[rank0]:[0]:");
+  CHECK(summary.message_offset == 8);
+}
+
+TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
+  auto p = parse_line_prefix("slurm0-a3-ghpc-8: [rank17]:[E ProcessGroupNCCL.cpp:1182] [Rank 2] NCCL watchdog");
+  CHECK(p.host == "slurm0-a3-ghpc-8");
+  CHECK(p.rank == 17);
+  auto k = parse_line_prefix("gpu-node-12: kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.");
+  CHECK(k.host == "gpu-node-12");
+  CHECK(parse_line_prefix("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825").host.empty());
+  CHECK(parse_line_prefix("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").host.empty());
+  CHECK(parse_line_prefix("rank3: loss 1.2").host.empty());
+  CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").rank == 12);
+}
+
+TEST_CASE("redacted, dotted and IP hosts in the NCCL prefix") {
+  auto r = parse_line_prefix("::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.");
+  CHECK(r.host.empty());
+  CHECK(r.pid == 16674);
+  CHECK(r.gpu == 0);
+  CHECK(parse_line_prefix("node03.cluster.local:42:43 [1] NCCL INFO x").host == "node03.cluster.local");
+  CHECK(parse_line_prefix("10.0.0.13:42:43 [1] NCCL WARN x").host == "10.0.0.13");
+}
+
+TEST_CASE("prefixes behind a wrapper: grep's file name, an alert text before a syslog header") {
+  auto g = parse_line_prefix("messages:Jun 17 20:18:08 ip-172-31-27-211 kernel: INFO: task strat1_sim:78808 blocked");
+  CHECK(g.host == "ip-172-31-27-211");
+  REQUIRE(g.civil);
+  CHECK(g.civil->month == 6);
+  auto n = parse_line_prefix("node-7.log:[2025-09-17 15:16:23] node-7:311:405 [0] transport/net_ib.cc:199 NCCL WARN x");
+  CHECK(n.host == "node-7");
+  auto a = parse_line_prefix("[FIRING:1] GPU XID error: Mar 14 09:41:07 node03 kernel: NVRM: Xid (PCI:0000:b9:00): 74");
+  CHECK(a.host == "node03");
+  CHECK(std::string_view("[FIRING:1] GPU XID error: Mar 14 09:41:07 node03 kernel: NVRM: Xid").substr(a.message_offset) ==
+        "NVRM: Xid");
+  CHECK(parse_line_prefix("nothing here: at all").host.empty());
+}

@@ -87,6 +87,9 @@ struct Finding {
   std::map<std::string, std::string> fields;  // the named captures later passes read (kept_capture)
   std::vector<Evidence> evidence;             // first, and last when folded
   size_t input_order = 0;  // position in the scan's output (source order): equal lines keep the first
+  // The collected file the lines come from: findings of one file share a host for scope and
+  // de-duplication even when no line names it (one fault must not split into several).
+  int64_t file = -1;
 };
 
 // The captures read after the scan: ip (timeline), seq, exit_code, xid and cause_xid (precedence).

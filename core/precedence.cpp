@@ -16,12 +16,18 @@ bool same_gpu(const Finding& a, const Finding& b) {
   return true;  // one side does not know its GPU: the host decides
 }
 
+// One machine: the same named host, or no host named on either side but the same file.
+bool same_host(const Finding& a, const Finding& b) {
+  if (!a.host.empty() || !b.host.empty()) return a.host == b.host;
+  return a.file >= 0 && a.file == b.file;
+}
+
 bool in_scope(Scope s, const Finding& c, const Finding& f) {
   switch (s) {
-    case Scope::gpu: return !c.host.empty() && c.host == f.host && same_gpu(c, f);
-    case Scope::host: return !c.host.empty() && c.host == f.host;
+    case Scope::gpu: return same_host(c, f) && same_gpu(c, f);
+    case Scope::host: return same_host(c, f);
     case Scope::job: return true;
-    case Scope::peer: return !c.host.empty() && (f.peer == c.host || f.host == c.host);
+    case Scope::peer: return (!c.host.empty() && f.peer == c.host) || same_host(c, f);
   }
   return false;
 }
@@ -56,12 +62,13 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
 
 namespace {
 
-// Ranking of causes: higher priority first, then earlier, then host, GPU, rule id.
+// Ranking of causes: higher priority first, then one whose host is known, earlier, then host, GPU,
+// rule id.
 auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
   const Finding& f = t.findings[i];
   const Rule& r = rules.rules[f.rule];
-  return std::make_tuple(-r.priority, f.time_inferred, f.first_seen, std::cref(f.host), std::cref(f.pci),
-                         std::cref(r.id), i);
+  return std::make_tuple(-r.priority, f.host.empty(), f.time_inferred, f.first_seen, std::cref(f.host),
+                         std::cref(f.pci), std::cref(r.id), i);
 }
 
 // Two causes are one fault reported twice: the same rule on the same host (GPU and rank agreeing
@@ -71,10 +78,12 @@ auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
 bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
   const Rule& ra = rules.rules[a.rule];
   const Rule& rb = rules.rules[b.rule];
+  // A copy without its host (a pasted excerpt) is the same fault as one that names it.
   if (a.rule == b.rule)
-    return a.host == b.host && same_gpu(a, b) && (a.rank < 0 || b.rank < 0 || a.rank == b.rank);
+    return (same_host(a, b) || a.host.empty() != b.host.empty()) && same_gpu(a, b) &&
+           (a.rank < 0 || b.rank < 0 || a.rank == b.rank);
   if (ra.category != rb.category || ra.category.empty()) return false;
-  return a.host.empty() != b.host.empty() || (!a.host.empty() && a.host == b.host && same_gpu(a, b));
+  return a.host.empty() != b.host.empty() || (same_host(a, b) && same_gpu(a, b));
 }
 
 std::optional<Localisation> hang_minority(const Timeline& t) {
@@ -193,14 +202,79 @@ std::string repeated_on_one_gpu(const Timeline& t, const RuleSet& rules, size_t 
                      pids.size(), fmt::join(pids, ", "));
 }
 
+// A root cause whose lines name no host: the one peer that every symptom it explains names, if
+// they all name the same one (a dead node is named by the peers that lost it).
+std::string host_from_peers(const Timeline& t, const RootCause& r) {
+  const Finding& f = t.findings[r.finding];
+  if (!f.host.empty()) return f.host;
+  std::set<std::string> peers;
+  for (size_t i : r.explained)
+    if (!t.findings[i].peer.empty()) peers.insert(t.findings[i].peer);
+  return peers.size() == 1 ? *peers.begin() : std::string();
+}
+
+// Every error is a rank that gave up waiting for its peers (a collective or barrier timeout) or a
+// process ending after it, and no node shows a fault: a rank was busy outside the collective.
+std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSet& rules) {
+  std::set<int> waiting, known;
+  std::map<int, std::string> host_of;
+  std::vector<size_t> waits;
+  std::string op, seq;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    const Rule& r = rules.rules[f.rule];
+    if (f.rank >= 0) {
+      known.insert(f.rank);
+      if (!f.host.empty()) host_of.emplace(f.rank, f.host);
+    }
+    if (r.role == Role::context || r.role == Role::benign) continue;
+    if (r.role != Role::symptom || r.signal == Signal::error) return std::nullopt;
+    if (r.signal != Signal::timeout) continue;
+    waits.push_back(i);
+    if (f.rank >= 0) waiting.insert(f.rank);
+    if (auto it = f.fields.find("op"); it != f.fields.end() && op.empty()) op = it->second;
+    if (auto it = f.fields.find("seq"); it != f.fields.end() && seq.empty()) seq = it->second;
+  }
+  if (waits.empty()) return std::nullopt;
+  std::vector<int> absent;
+  for (int r : known)
+    if (!waiting.count(r)) absent.push_back(r);
+  Localisation l;
+  l.kind = "waited-without-fault";
+  l.category = "rank_stuck_outside_collective";
+  l.family = "application";
+  l.blame = "application";
+  std::string what = op.empty() ? "a collective" : fmt::format("a collective ({}{})", op, seq.empty() ? "" : ", seq " + seq);
+  if (absent.size() == 1 && !waiting.empty()) {
+    l.rank = absent.front();
+    if (auto it = host_of.find(l.rank); it != host_of.end()) l.host = it->second;
+    l.title = fmt::format("Rank {} never joined {} that ranks {} waited in until the timeout", l.rank, what,
+                          fmt::join(waiting, ","));
+  } else {
+    l.title = fmt::format("{} rank(s) waited in {} until the timeout, and no node shows a fault",
+                          waiting.empty() ? std::string("The") : std::to_string(waiting.size()), what);
+  }
+  l.detail = "no hardware, network or host fault was found: the usual cause is a rank busy outside the collective "
+             "(data loading or preprocessing, evaluation or checkpointing on one rank, another code path), or work "
+             "that takes longer than the process group's timeout";
+  l.action = "Look at what the rank that did not time out was doing then (its own log, a py-spy dump of it): move "
+             "long single-rank work (evaluation, preprocessing, checkpoint saving) out of the collective path or make "
+             "every rank take the same path; raise the process group timeout only if the work is legitimately that slow.";
+  for (size_t i = 0; i < waits.size() && l.findings.size() < 5; ++i) l.findings.push_back(waits[i]);
+  return l;
+}
+
 }  // namespace
 
 Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Workload& w) {
   Diagnosis d;
   const auto& F = t.findings;
-  std::vector<size_t> causes;
+  // Fallback causes count only when no other cause is there; otherwise they read as symptoms.
+  std::vector<size_t> causes, fallbacks;
   for (size_t i = 0; i < F.size(); ++i)
-    if (rules.rules[F[i].rule].role == Role::cause) causes.push_back(i);
+    if (rules.rules[F[i].rule].role == Role::cause) (rules.rules[F[i].rule].fallback ? fallbacks : causes).push_back(i);
+  if (causes.empty()) causes.swap(fallbacks);
+  auto is_cause = [&](size_t i) { return std::binary_search(causes.begin(), causes.end(), i); };
 
   // Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better;
   // and a repeat of the same fault (below) is demoted to its best-ranked occurrence.
@@ -262,7 +336,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     if (role == Role::context || root_set.count(i)) continue;
     if (role != Role::symptom && role != Role::cause) continue;
     Link link{i, std::nullopt, ""};
-    if (role == Role::cause) {
+    if (role == Role::cause && is_cause(i)) {
       size_t r = root_of(i);
       link.root = root_index[r];
       link.why = demote_why[i];
@@ -298,9 +372,11 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     d.links.push_back(std::move(link));
   }
 
+  for (RootCause& r : d.roots) r.host = host_from_peers(t, r);
   if (d.roots.empty()) {
     d.localisation = hang_minority(t);
     if (!d.localisation) d.localisation = converging_peer(t, w);
+    if (!d.localisation) d.localisation = waited_without_fault(t, rules);
     if (!d.localisation) d.localisation = first_failure(t, rules);
   }
   return d;

@@ -18,6 +18,7 @@ struct RootCause {
   size_t finding = 0;             // index into the timeline
   std::vector<size_t> explained;  // symptoms and secondary causes it accounts for
   std::string repeated;           // why the rule's `repeated` reading applies; empty when it does not
+  std::string host;               // its host: the finding's, else the one peer its symptoms name
 };
 
 struct Link {
@@ -28,9 +29,10 @@ struct Link {
 };
 
 struct Localisation {
-  std::string kind;      // hang-minority | converging-peer | first-failure
+  std::string kind;      // hang-minority | converging-peer | waited-without-fault | first-failure
   std::string category;  // outcome category
   std::string family, blame, title, detail;
+  std::string action;  // empty: inspect the suspect's logs
   std::string host;
   int rank = -1;
   std::vector<size_t> findings;  // supporting evidence

@@ -157,9 +157,15 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   for (size_t i = 0; i < d.roots.size(); ++i) {
     const Finding& f = F[d.roots[i].finding];
     const Rule& rule = rules.rules[f.rule];
+    const std::string& host = d.roots[i].host;
     ReportRootCause rc{fmt::format("R{}", i + 1), rule.id, rule.title, rule.category, rule.family, rule.blame,
-                       rule.confidence, rule.action, f.host, f.pci, f.gpu, f.rank, f.first_seen, f.last_seen,
+                       rule.confidence, rule.action, host, f.pci, f.gpu, f.rank, f.first_seen, f.last_seen,
                        f.time_inferred, f.count, static_cast<int64_t>(d.roots[i].explained.size()), false, {}, {}};
+    if (rule.fallback) {
+      rc.confidence = "low";
+      rc.detail = "a weak cause: it is the root cause only because nothing stronger was found";
+    }
+    if (host != f.host) rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is the peer its symptoms name";
     if (!d.roots[i].repeated.empty()) {
       const Repeated& rep = *rule.repeated;
       std::tie(rc.category, rc.family, rc.blame, rc.confidence, rc.action) =
@@ -168,7 +174,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     }
     evidence_of(f, rc.evidence);
     r.root_causes.push_back(std::move(rc));
-    if (!f.host.empty()) root_hosts.insert(f.host);
+    if (!host.empty()) root_hosts.insert(host);
   }
   if (d.localisation) {
     const Localisation& l = *d.localisation;
@@ -184,8 +190,10 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     rc.rank = l.rank;
     rc.localised = true;
     rc.detail = l.detail;
-    rc.action = "Inspect " + (l.host.empty() ? std::string("the named process") : l.host) +
-                "'s logs around the first seen time; no fault signature was found, so this is a suspect, not a verdict.";
+    rc.action = !l.action.empty() ? l.action
+                                  : "Inspect " + (l.host.empty() ? std::string("the named process") : l.host) +
+                                        "'s logs around the first seen time; no fault signature was found, so this "
+                                        "is a suspect, not a verdict.";
     if (!l.findings.empty()) {
       rc.first_seen = F[l.findings.front()].first_seen;
       rc.last_seen = rc.first_seen;

@@ -56,7 +56,8 @@ constexpr size_t kMaxLiteral = 1024;  // the scan's windows overlap by the longe
 
 const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
                                          "category", "family", "blame", "confidence", "action", "priority",
-                                         "burst", "scope", "within", "explains", "repeated", "when", "match", "no_match"};
+                                         "burst", "scope", "within", "explains", "repeated", "when", "match", "no_match",
+                                         "fallback", "signal"};
 const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
                                          "network-fabric", "host", "host-oom", "storage", "scheduler",
                                          "application", "configuration", "unknown"};
@@ -198,6 +199,18 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   if (const toml::node* rp = t.get("repeated")) {
     ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
   }
+  if (const toml::node* fb = t.get("fallback")) {
+    auto v = fb->value<bool>();
+    if (!v) return rr.error("fallback", "fallback is true or false");
+    if (*v && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
+    rule.fallback = *v;
+  }
+  std::string signal;
+  if (auto st = need("signal", signal, false); !st) return st.error();
+  if (signal == "timeout") rule.signal = Signal::timeout;
+  else if (signal == "teardown") rule.signal = Signal::teardown;
+  else if (!signal.empty()) return rr.error("signal", fmt::format("signal '{}' is not one of timeout, teardown", signal));
+  if (!signal.empty() && rule.role != Role::symptom) return rr.error("signal", "only a symptom has a signal");
   if (const toml::array* m = t["match"].as_array()) {
     for (const auto& el : *m) {
       const toml::table* mt = el.as_table();

@@ -43,6 +43,10 @@ struct Repeated {
   std::string category, family, blame, confidence, action;
 };
 
+// How a symptom reads when no cause is found (precedence): a rank that gave up waiting for its
+// peers (a collective or barrier timeout), or a process ending after an error elsewhere.
+enum class Signal { error, timeout, teardown };
+
 struct Rule {
   std::string id, title, pattern, category, family, blame, confidence, action;
   std::vector<std::string> literals, streams;
@@ -53,6 +57,10 @@ struct Rule {
   std::vector<Explain> explains;
   std::optional<Repeated> repeated;
   std::vector<Condition> when;  // all must hold for a match
+  // A cause that is one only when nothing stronger is there (a row-remap-pending Xid, one RDMA
+  // completion error): the root cause, at low confidence, only when no other cause exists.
+  bool fallback = false;
+  Signal signal = Signal::error;
   std::vector<Sample> match, no_match;
   std::string file;  // where it was defined, for messages
   long line = 0;

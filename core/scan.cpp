@@ -108,9 +108,10 @@ struct JobYear {
 
 class FileScanner {
  public:
-  FileScanner(const InputFile& file, const SourceRuntime& src, const Matcher& m, const LiteralSearch* search,
-              const Workload& w, const JobYear& year, bool record, size_t max_findings, ReadBuffer* read_buffer)
-      : file_(file), src_(src), m_(m), search_(search), w_(w), job_year_(year.anchor), year_floor_(year.floor),
+  FileScanner(const InputFile& file, int64_t file_index, const SourceRuntime& src, const Matcher& m,
+              const LiteralSearch* search, const Workload& w, const JobYear& year, bool record, size_t max_findings,
+              ReadBuffer* read_buffer)
+      : file_(file), file_index_(file_index), src_(src), m_(m), search_(search), w_(w), job_year_(year.anchor), year_floor_(year.floor),
         record_(record && !file.text && !file.extract), max_findings_(max_findings), read_buffer_(read_buffer) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
@@ -397,6 +398,7 @@ class FileScanner {
             const LinePrefix& prefix, FileScan& out) {
     Finding f;
     f.rule = rule;
+    f.file = file_index_;
     if (!m_.captures(rule, text, &f.fields)) return;
     std::optional<Micros> t;
     if (auto it = f.fields.find("time"); it != f.fields.end()) {
@@ -476,6 +478,7 @@ class FileScanner {
   }
 
   const InputFile& file_;
+  int64_t file_index_;
   const SourceRuntime& src_;
   const Matcher& m_;
   const LiteralSearch* search_ = nullptr;  // the prefilter tuned to this input
@@ -549,7 +552,8 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
       const InputFile& f = c.files[i];
       results[i] =
-          FileScanner(f, c.sources[f.source], matcher, search.get(), workload, year, record, per_file, &buffer)
+          FileScanner(f, static_cast<int64_t>(i), c.sources[f.source], matcher, search.get(), workload, year, record,
+                      per_file, &buffer)
               .run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
