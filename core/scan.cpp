@@ -14,6 +14,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/host_hints.hpp"
 #include "core/identity.hpp"
 #include "core/json_writer.hpp"
 #include "core/line_prefix.hpp"
@@ -326,6 +327,18 @@ class FileScanner {
     return boot_;
   }
 
+  // A line that names no machine: the shell prompt or "Node:" it was pasted under, else the host
+  // the file declares (the kernel's own hostname record), else the one its path names.
+  std::string_view host_around(size_t pos) {
+    if (!hosts_) hosts_.emplace(buf_);
+    size_t at = 0;
+    std::string_view h = hosts_->section_at(pos, &at);
+    if (h.empty()) h = hosts_->declared(&at);
+    if (h.empty()) return file_.host_hint;
+    touch(at);
+    return h;
+  }
+
   std::optional<Micros> time_of(const LinePrefix& p) {
     if (!p.civil && !p.epoch && p.mono && !ctx_.boot) ctx_.boot = boot_from_file();
     if (p.civil && p.civil->year == 0 && !job_year_) year_guessed_ = true;
@@ -413,7 +426,7 @@ class FileScanner {
       return it == f.fields.end() ? std::string() : it->second;
     };
     std::string h = field("host");
-    f.host = short_host(!h.empty() ? h : !prefix.host.empty() ? prefix.host : file_.host_hint);
+    f.host = short_host(!h.empty() ? h : !prefix.host.empty() ? prefix.host : host_around(pos));
     f.host_named = !h.empty();
     std::string r = field("rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : file_.rank_hint;
@@ -497,6 +510,7 @@ class FileScanner {
   int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
   FileBytes* bytes_ = nullptr;  // the file's bytes, while run() reads them (null for inline text)
   std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
+  std::optional<FileHosts> hosts_;  // section and declared hosts, found when a line names none
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
   std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;

@@ -1,5 +1,7 @@
 #include "sources/files_source.hpp"
 
+#include "core/host_hints.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -178,8 +180,12 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
           if (nodes.count(p)) f.host_hint = p;
           else if (nodes.count(stem)) f.host_hint = stem;
         }
+        // A file whose name holds a node as a separate token: "dmesg-node03.txt", "kern_node03_0314.log".
+        if (f.host_hint.empty()) f.host_hint = host_from_file_name(path, nodes);
       } else if (is_dir && std::distance(rel.begin(), rel.end()) > 1) {
         f.host_hint = rel.begin()->string();  // the immediate subdirectory of the --logs directory
+      } else {
+        f.host_hint = host_from_file_name(path, {});  // a flat directory: the machine the name names
       }
       out.push_back(std::move(f));
     }

@@ -1,0 +1,46 @@
+#pragma once
+// Where a pasted or collected log names its machine outside a line's own prefix: a shell prompt
+// before pasted command output, a `kubectl describe` block's "Node:", the kernel's own record of
+// its hostname, or the file's name in a flat directory of excerpts.
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace attribution {
+
+// The machine a line opens a section for: "user@host:~/dir$ cmd", "[user@host dir]# cmd",
+// "host:~ # cmd", "ssh host", a pod's "Node:  host/10.0.0.3". The lines after it, up to the next
+// such line, are that machine's output.
+std::optional<std::string_view> section_host(std::string_view line);
+
+// The machine a kernel log says it is: "systemd[1]: Set hostname to <host>.", "HOSTNAME=host" on
+// the kernel command line, hostnamectl's "Static hostname: host".
+std::optional<std::string_view> declared_host(std::string_view line);
+
+// The machine a file's name names, in a flat directory of excerpts: "dmesg-node12.txt",
+// "node12.log", "syslog_gpu-a-07_2025-03-14.log". With `nodes`, a name token equal to a node;
+// without, a token left after the log kind, dates and counters are removed that looks like a host
+// name (letters and digits, not a common word). Empty when the name names no machine.
+std::string host_from_file_name(const std::string& path, const std::set<std::string>& nodes);
+
+// For the lines of one file read in order: the section host above each line, and the host the
+// file declares. Positions are line starts in `buf`; `where` gets the naming line's start.
+class FileHosts {
+ public:
+  explicit FileHosts(std::string_view buf) : buf_(buf) {}
+  std::string_view section_at(size_t line_start, size_t* where);
+  std::string_view declared(size_t* where);
+
+ private:
+  std::string_view buf_;
+  size_t scanned_ = 0;       // lines before this were looked at for sections
+  bool started_ = false;
+  std::string_view section_;
+  size_t section_pos_ = 0;
+  bool declared_searched_ = false;
+  std::string_view declared_;
+  size_t declared_pos_ = 0;
+};
+
+}  // namespace attribution
