@@ -71,4 +71,17 @@ std::string peer_host(std::string_view p) {
   return std::string(p);
 }
 
+std::string reversed_ipv4(std::string_view s) {
+  std::string out;
+  for (size_t end = s.size(); end != std::string_view::npos;) {
+    size_t dot = s.rfind('.', end == 0 ? 0 : end - 1);
+    size_t from = dot == std::string_view::npos ? 0 : dot + 1;
+    if (!out.empty()) out += '.';
+    out.append(s.substr(from, end - from));
+    if (dot == std::string_view::npos || end == 0) break;
+    end = dot;
+  }
+  return out;
+}
+
 }  // namespace attribution

@@ -13,5 +13,7 @@ std::string pci_from_nccl_busid(std::string_view hex);
 std::string peer_host(std::string_view peer);
 // True when `s` looks like an IPv4 or IPv6 address rather than a host name.
 bool is_ip_address(std::string_view s);
+// "247.3.148.10" -> "10.148.3.247": the octets of an in-addr.arpa name in address order.
+std::string reversed_ipv4(std::string_view s);
 
 }  // namespace attribution

@@ -27,3 +27,9 @@ TEST_CASE("peers name hosts") {
   CHECK(is_ip_address("10.0.0.4"));
   CHECK_FALSE(is_ip_address("node03"));
 }
+
+TEST_CASE("reverse-DNS names give the address in order") {
+  CHECK(reversed_ipv4("247.3.148.10") == "10.148.3.247");
+  CHECK(reversed_ipv4("1.0.0.127") == "127.0.0.1");
+  CHECK(reversed_ipv4("7") == "7");
+}

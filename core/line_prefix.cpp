@@ -282,8 +282,14 @@ LinePrefix parse_prefix_at(std::string_view s) {
         continue;
       }
     }
-    if (r[0] == '(' && r.find("pid=") < r.find(')')) {  // Ray "(WorkerDict pid=26110) "
+    // Ray "(WorkerDict pid=26110) ", "(raylet, ip=10.0.0.7) ", "(Worker pid=1, ip=10.0.0.7) ": ip= is the node.
+    if (r[0] == '(' && (r.find("pid=") < r.find(')') || r.find("ip=") < r.find(')'))) {
       size_t close = r.find(')');
+      if (size_t ip = r.find("ip="); ip < close) {
+        size_t e = ip + 3;
+        while (e < close && (is_digit(r[e]) || r[e] == '.' || r[e] == ':' || std::isxdigit(static_cast<unsigned char>(r[e])))) ++e;
+        if (e > ip + 3) p.host = r.substr(ip + 3, e - ip - 3);
+      }
       i += close + 1;
       while (i < s.size() && s[i] == ' ') ++i;
       continue;

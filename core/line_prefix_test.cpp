@@ -201,3 +201,11 @@ TEST_CASE("prefixes behind a wrapper: grep's file name, an alert text before a s
         "NVRM: Xid");
   CHECK(parse_line_prefix("nothing here: at all").host.empty());
 }
+
+TEST_CASE("Ray prefixes name the node by its address") {
+  auto w = parse_line_prefix("(RayWorkerWrapper pid=270291, ip=10.175.94.190) [rank3]:[E219 08:58:32.606693321 ProcessGroupNCCL.cpp:1834] x");
+  CHECK(w.host == "10.175.94.190");
+  CHECK(w.rank == 3);
+  CHECK(parse_line_prefix("(raylet, ip=172.31.66.10) A worker died or was killed while executing a task").host == "172.31.66.10");
+  CHECK(parse_line_prefix("(WorkerDict pid=26110) [rank7]:x").host.empty());
+}

@@ -440,6 +440,8 @@ class FileScanner {
     if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
     if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    // A reverse-DNS answer names the address backwards ("247.3.148.10.in-addr.arpa"): the address.
+    if (std::string rev = field("rev_ip"); !rev.empty()) f.fields["ip"] = reversed_ipv4(rev);
     for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
