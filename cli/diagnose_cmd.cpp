@@ -1,4 +1,5 @@
 #include <chrono>
+#include <fmt/format.h>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -65,6 +66,17 @@ class ProgressLine {
   std::thread thread_;
 };
 
+// What weakens the diagnosis, said where a user running it will see it: a source that produced
+// nothing (a path typo), and each caveat the report's confidence carries.
+void warn_about_evidence(const Report& r) {
+  for (const auto& s : r.sources)
+    if (s.status == SourceStatus::empty || s.status == SourceStatus::error)
+      report_warning(fmt::format("source '{}' ({}) produced nothing: {}", s.name, s.kind,
+                                 s.reason.empty() ? std::string("no reason given") : s.reason));
+  for (const auto& c : r.outcome.caveats)
+    if (c.find("source(s) gave less") == std::string::npos) report_warning(c);
+}
+
 int run_diagnose(DiagnoseOptions& o) {
   bool live_input = !o.job.empty() || !o.config.empty() || !o.logs.empty() || !o.nodes.empty() || !o.start.empty() ||
                     !o.end.empty() || !o.before.empty() || !o.after.empty() || !o.req.rule_paths.empty();
@@ -120,8 +132,9 @@ int run_diagnose(DiagnoseOptions& o) {
       return kOutput;
     }
   }
+  warn_about_evidence(*report);
   if (!report->usable_data) {
-    std::fputs("attribution: warning: no source produced any data; see the sources section\n", stderr);
+    report_warning("no source produced any data; see the sources section");
     return kNoData;
   }
   return kDiagnosed;

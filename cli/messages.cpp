@@ -25,6 +25,10 @@ int exit_code_for(const Error& e) {
   return kFailed;
 }
 
+void report_warning(const std::string& message) {
+  std::fputs(fmt::format("attribution: warning: {}\n", message).c_str(), stderr);
+}
+
 int report_error(const Error& e) {
   std::fputs(format_error(e).c_str(), stderr);
   return exit_code_for(e);

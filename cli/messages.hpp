@@ -17,6 +17,8 @@ enum ExitCode : int {
 
 // "error: FILE:LINE: key K: message\n  hint: ..." on stderr; returns the exit code for the error.
 int report_error(const Error& e);
+// "attribution: warning: message" on stderr.
+void report_warning(const std::string& message);
 int exit_code_for(const Error& e);
 std::string format_error(const Error& e);
 

@@ -184,7 +184,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   Diagnosis diagnosis = resolve_precedence(timeline, *rules, *workload);
   lap("precedence");
   Report report = build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage),
-                               EvidenceFacts{scanned.year_inferred});
+                               EvidenceFacts{scanned.year_inferred, timeline.unmatched_hosts});
   lap("report");
   if (recorded) {
     if (auto st = write_bundle(*req.record_dir, *recorded); !st) return st.error();

@@ -71,6 +71,11 @@ std::string peer_host(std::string_view p) {
   return std::string(p);
 }
 
+std::string short_host(std::string_view h) {
+  if (!is_ip_address(h)) h = h.substr(0, h.find('.'));
+  return std::string(h);
+}
+
 std::string reversed_ipv4(std::string_view s) {
   std::string out;
   for (size_t end = s.size(); end != std::string_view::npos;) {

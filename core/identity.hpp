@@ -13,6 +13,8 @@ std::string pci_from_nccl_busid(std::string_view hex);
 std::string peer_host(std::string_view peer);
 // True when `s` looks like an IPv4 or IPv6 address rather than a host name.
 bool is_ip_address(std::string_view s);
+// One machine, one name: "node03.cluster.local" is node03 (an address stays whole).
+std::string short_host(std::string_view h);
 // "247.3.148.10" -> "10.148.3.247": the octets of an in-addr.arpa name in address order.
 std::string reversed_ipv4(std::string_view s);
 

@@ -90,6 +90,7 @@ struct Finding {
   // The collected file the lines come from: findings of one file share a host for scope and
   // de-duplication even when no line names it (one fault must not split into several).
   int64_t file = -1;
+  bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
 };
 
 // The captures read after the scan: ip (timeline), seq, exit_code, xid and cause_xid (precedence).

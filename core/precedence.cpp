@@ -62,12 +62,12 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
 
 namespace {
 
-// Ranking of causes: higher priority first, then one whose host is known, earlier, then host, GPU,
-// rule id.
+// Ranking of causes: the job's own nodes first, then higher priority, then one whose host is known,
+// earlier, then host, GPU, rule id.
 auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
   const Finding& f = t.findings[i];
   const Rule& r = rules.rules[f.rule];
-  return std::make_tuple(-r.priority, f.host.empty(), f.time_inferred, f.first_seen, std::cref(f.host),
+  return std::make_tuple(f.unlisted, -r.priority, f.host.empty(), f.time_inferred, f.first_seen, std::cref(f.host),
                          std::cref(f.pci), std::cref(r.id), i);
 }
 

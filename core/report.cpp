@@ -124,6 +124,14 @@ void weigh_evidence(Report& r, const EvidenceFacts& facts) {
     o.caveats.push_back(fmt::format("{} of the job's {} node(s) have no data: {}{}", silent.size(), r.workload.nodes.size(),
                                     fmt::join(silent.begin(), silent.begin() + std::min<size_t>(silent.size(), 8), ", "),
                                     silent.size() > 8 ? ", ..." : ""));
+  if (!facts.unmatched_hosts.empty())
+    o.caveats.push_back(fmt::format("the job's node list ({}) names none of the hosts the logs name ({}{}): it was not "
+                                    "used to filter; check --nodes for a typo, a domain suffix or another cluster's names",
+                                    fmt::join(r.workload.nodes.begin(), r.workload.nodes.begin() +
+                                                  std::min<size_t>(r.workload.nodes.size(), 6), ", "),
+                                    fmt::join(facts.unmatched_hosts.begin(), facts.unmatched_hosts.begin() +
+                                                  std::min<size_t>(facts.unmatched_hosts.size(), 6), ", "),
+                                    facts.unmatched_hosts.size() > 6 ? ", ..." : ""));
   if (facts.year_inferred)
     o.caveats.push_back("the year of year-less timestamps is inferred: neither the window nor a full-year time in the "
                         "logs gives it (pass --start/--end)");
@@ -166,6 +174,9 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
       rc.detail = "a weak cause: it is the root cause only because nothing stronger was found";
     }
     if (host != f.host) rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is the peer its symptoms name";
+    if (f.unlisted)
+      rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is not one of the job's nodes (kept: the node "
+                                                                 "list may be incomplete)";
     if (!d.roots[i].repeated.empty()) {
       const Repeated& rep = *rule.repeated;
       std::tie(rc.category, rc.family, rc.blame, rc.confidence, rc.action) =
@@ -262,7 +273,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     for (const auto& h : s.hosts_covered) covered.insert(h);
   for (const auto& f : F) {
     if (f.host.empty()) continue;
-    if (!w.nodes.empty() && !nodes.count(f.host)) continue;
+    if (!w.nodes.empty() && !nodes.count(f.host) && !f.unlisted && facts.unmatched_hosts.empty()) continue;
     AffectedNode& n = nodes[f.host];
     n.host = f.host;
     n.findings += f.count;

@@ -94,6 +94,7 @@ struct Report {
 // What the scan learnt about the evidence as a whole, beyond its findings.
 struct EvidenceFacts {
   bool year_inferred = false;  // year-less stamps with nothing in the job to give their year
+  std::vector<std::string> unmatched_hosts;  // the node list names none of these hosts the logs name
 };
 
 Report build_report(const Workload& workload, const Timeline& timeline, const Diagnosis& diagnosis,

@@ -46,11 +46,6 @@ std::string_view line_at(std::string_view buf, size_t start) {
   return l;
 }
 
-std::string short_host(std::string_view h) {
-  if (!is_ip_address(h)) h = h.substr(0, h.find('.'));
-  return std::string(h);
-}
-
 std::string evidence_text(std::string_view line) {
   if (line.size() <= kMaxEvidenceText) return sanitize_utf8(line);
   // Cut on a UTF-8 boundary so the kept prefix stays valid.

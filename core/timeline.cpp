@@ -1,6 +1,7 @@
 #include "core/timeline.hpp"
 
 #include <algorithm>
+#include <set>
 #include <tuple>
 
 #include "core/identity.hpp"
@@ -103,6 +104,16 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
   for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
 
+  // A node list that names none of the hosts the lines name is wrong, not the lines: ignore it.
+  std::set<std::string> named;
+  for (const auto& f : raw)
+    if (!f.host.empty() && !is_ip_address(f.host)) named.insert(f.host);
+  bool list_matches = workload.nodes.empty() || named.empty() ||
+                      std::any_of(named.begin(), named.end(), [&](const std::string& h) {
+                        return std::find(workload.nodes.begin(), workload.nodes.end(), h) != workload.nodes.end();
+                      });
+  if (!list_matches) out.unmatched_hosts.assign(named.begin(), named.end());
+
   // 2. Fill in what each finding lacks.
   std::vector<Finding> kept;
   kept.reserve(raw.size());
@@ -115,10 +126,15 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
     }
     // An address a line names as a node (NCCL RAS) that no line ties to a host may still be one of
     // the job's nodes: kept, named by the IP. A log line's own prefix host is the line's machine.
-    if (!f.host.empty() && !workload.nodes.empty() && !(f.host_named && is_ip_address(f.host)) &&
+    if (list_matches && !f.host.empty() && !workload.nodes.empty() && !(f.host_named && is_ip_address(f.host)) &&
         std::find(workload.nodes.begin(), workload.nodes.end(), f.host) == workload.nodes.end()) {
-      out.other_hosts += f.count;  // a node outside this workload: not evidence about it
-      continue;
+      // A node outside this workload: its symptoms are not evidence about the job, but a fault there
+      // is kept and flagged (a node list can be incomplete), never silently dropped.
+      if (rule.role != Role::cause) {
+        out.other_hosts += f.count;
+        continue;
+      }
+      f.unlisted = true;
     }
     if (f.host.empty() && f.rank >= 0)
       if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;

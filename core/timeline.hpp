@@ -13,7 +13,10 @@ namespace attribution {
 struct Timeline {
   std::vector<Finding> findings;  // sorted by (first_seen, rule id, host, rank, gpu, pci, location)
   int64_t benign = 0;             // lines of known noise dropped
-  int64_t other_hosts = 0;        // lines about nodes outside the workload, dropped
+  int64_t other_hosts = 0;        // lines about nodes outside the workload, dropped (causes are kept)
+  // The job's node list names none of the hosts the lines name (a domain suffix, a typo, another
+  // cluster's names): the list is not used to filter, and these are the hosts the lines name.
+  std::vector<std::string> unmatched_hosts;
   // Lines two inputs both carry (kern.log and syslog, a file and Loki): counted once, at the
   // first input. Key: (source that repeated them, source kept), value: lines.
   std::map<std::pair<std::string, std::string>, int64_t> duplicates;

@@ -18,13 +18,19 @@ TEST_CASE("timeline: rank -> host and GPU from NCCL init lines / IP -> host / bu
   for (int i = 0; i < 5; ++i) b.add("t.xid45", "node3", kT0 + 2 * kMin + i * kMicrosPerSecond, -1, "0000:b9:00.0");
   b.add("t.xid45", "node3", kT0 + 9 * kMin, -1, "0000:b9:00.0");  // after the 10 s burst gap
   b.add("t.noise", "node3", kT0, -1);
-  b.add("t.cuda-illegal", "node9", kT0, 1);  // a node outside the workload
+  b.add("t.cuda-illegal", "node9", kT0, 1);  // a fault on a node outside the workload: kept, flagged
+  b.add("t.nccl-peer", "node9", kT0, 1);     // a symptom there: not evidence about this job
   auto t = b.timeline();
   CHECK(t.benign == 1);
   CHECK(t.other_hosts == 1);
-  int xid45 = 0;
+  int xid45 = 0, unlisted = 0;
   for (const auto& f : t.findings) {
     const Rule& r = b.rules.rules[f.rule];
+    if (f.unlisted) {
+      ++unlisted;
+      CHECK(f.host == "node9");
+      continue;
+    }
     if (r.id == "t.cuda-illegal") {
       CHECK(f.host == "node3");
       CHECK(f.gpu == 5);
@@ -40,8 +46,20 @@ TEST_CASE("timeline: rank -> host and GPU from NCCL init lines / IP -> host / bu
     }
   }
   CHECK(xid45 == 2);
+  CHECK(unlisted == 1);
   CHECK(std::is_sorted(t.findings.begin(), t.findings.end(),
                        [](const Finding& a, const Finding& b) { return a.first_seen < b.first_seen; }));
+}
+
+TEST_CASE("timeline: a node list that names none of the lines' hosts is not used to filter") {
+  Builder b;
+  b.add("t.cuda-illegal", "gpu-a-01", kT0, 1);
+  b.add("t.nccl-peer", "gpu-a-02", kT0, 2);
+  auto t = b.timeline();  // the builder's workload is node[1-4]
+  CHECK(t.other_hosts == 0);
+  CHECK(t.findings.size() == 2);
+  CHECK(t.unmatched_hosts == std::vector<std::string>{"gpu-a-01", "gpu-a-02"});
+  for (const auto& f : t.findings) CHECK_FALSE(f.unlisted);
 }
 
 TEST_CASE("timeline: a line that names its node by IP counts for the host owning that address") {
@@ -56,7 +74,9 @@ TEST_CASE("timeline: a line that names its node by IP counts for the host owning
   auto& mapped_v6 = b.add("t.cuda-illegal", "::ffff:10.0.0.13", kT0 + 4 * kMin, 23);
   mapped_v6.host_named = true;
   auto t = b.timeline();
-  CHECK(t.other_hosts == 1);  // the unknown address a line names as a node may be one of the job's: kept
+  // The unknown address a line names as a node may be one of the job's: kept. The forwarded line's
+  // fault is kept too, flagged as outside the node list (ranked after the job's own).
+  CHECK(t.other_hosts == 0);
   int mapped = 0, unmapped = 0;
   for (const auto& f : t.findings) {
     const Rule& r = b.rules.rules[f.rule];
@@ -70,6 +90,8 @@ TEST_CASE("timeline: a line that names its node by IP counts for the host owning
       CHECK(f.host == "10.9.9.9");
     }
     if (r.id == "t.init") CHECK(f.host == "node3");  // rank 22 -> node3 learnt from the mapped line
+    if (f.rank == 41) CHECK(f.unlisted);
+    else CHECK_FALSE(f.unlisted);
   }
   CHECK(mapped == 2);
   CHECK(unmapped == 1);

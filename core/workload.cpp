@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/hostlist.hpp"
+#include "core/identity.hpp"
 #include "core/toml_util.hpp"
 #include "sources/kube_auth.hpp"
 #include "sources/kueue_workload.hpp"
@@ -116,6 +117,9 @@ Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& r
   if (w.start && w.end && *w.end < *w.start)
     return make_error(ErrorKind::usage, "the end of the workload is before its start", {}, 0, {},
                       "check --start and --end");
+  // Short and fully qualified names of one machine are one node everywhere (lines name it short).
+  for (auto& n : w.nodes) n = short_host(n);
+  w.nodes.erase(std::unique(w.nodes.begin(), w.nodes.end()), w.nodes.end());
   set_window(w, config);
   return w;
 }
