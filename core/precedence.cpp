@@ -202,10 +202,18 @@ std::string repeated_on_one_gpu(const Timeline& t, const RuleSet& rules, size_t 
                      pids.size(), fmt::join(pids, ", "));
 }
 
-// A root cause whose lines name no host: the one peer that every symptom it explains names, if
-// they all name the same one (a dead node is named by the peers that lost it).
-std::string host_from_peers(const Timeline& t, const RootCause& r) {
+// A root cause's host: the peer when several machines report a weak cause about their links to it;
+// else its own; else the one peer that every symptom it explains names, if they all name the same
+// one (a dead node is named by the peers that lost it).
+std::string host_from_peers(const Timeline& t, const RuleSet& rules, const RootCause& r) {
   const Finding& f = t.findings[r.finding];
+  // A weak cause about a link to a peer that several machines report: the peer is the suspect.
+  if (rules.rules[f.rule].fallback && !f.peer.empty()) {
+    std::set<std::string> reporters;
+    for (const Finding& g : t.findings)
+      if (g.rule == f.rule && g.peer == f.peer && !g.host.empty()) reporters.insert(g.host);
+    if (reporters.size() >= 2) return f.peer;
+  }
   if (!f.host.empty()) return f.host;
   std::set<std::string> peers;
   for (size_t i : r.explained)
@@ -372,7 +380,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     d.links.push_back(std::move(link));
   }
 
-  for (RootCause& r : d.roots) r.host = host_from_peers(t, r);
+  for (RootCause& r : d.roots) r.host = host_from_peers(t, rules, r);
   if (d.roots.empty()) {
     d.localisation = hang_minority(t);
     if (!d.localisation) d.localisation = converging_peer(t, w);
