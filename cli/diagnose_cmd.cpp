@@ -1,4 +1,5 @@
 #include <chrono>
+#include <filesystem>
 #include <fmt/format.h>
 #include <cstdio>
 #include <fstream>
@@ -19,7 +20,7 @@ namespace {
 
 struct DiagnoseOptions {
   DiagnoseRequest req;
-  std::string job, config, format = "text", output, nodes, start, end, before, after, record, replay;
+  std::string job, config, format, output, nodes, start, end, before, after, record, replay;
   std::vector<std::string> logs;
   bool timings = false, no_progress = false;
 };
@@ -77,7 +78,49 @@ void warn_about_evidence(const Report& r) {
     if (c.find("source(s) gave less") == std::string::npos) report_warning(c);
 }
 
+// The report format: --format, else the extension of -o (report.json, report.md), else text. A
+// --format that contradicts the extension is a usage error, not a silent choice.
+Result<std::string> report_format(const DiagnoseOptions& o) {
+  std::string by_name;
+  std::string ext = std::filesystem::path(o.output).extension().string();
+  if (ext == ".json") by_name = "json";
+  else if (ext == ".md" || ext == ".markdown") by_name = "markdown";
+  else if (ext == ".txt") by_name = "text";
+  else if (ext == ".html" || ext == ".htm") by_name = "html";
+  std::string asked = o.format == "md" ? "markdown" : o.format;
+  if (!asked.empty() && !by_name.empty() && asked != by_name)
+    return make_error(ErrorKind::usage, fmt::format("--format {} contradicts -o {}", o.format, o.output), {}, 0, {},
+                      "drop --format (the extension decides) or name the file to match it");
+  std::string f = !asked.empty() ? asked : !by_name.empty() ? by_name : "text";
+  if (f == "html")
+    return make_error(ErrorKind::usage, "HTML reports are not available in this version", {}, 0, {},
+                      "use -o report.md (Markdown) or -o report.json");
+  return f;
+}
+
+// What the command line asks that this run cannot honour, said rather than ignored.
+void warn_about_options(const DiagnoseOptions& o) {
+  bool window = !o.start.empty() || !o.end.empty();
+  if (!o.logs.empty() && o.job.empty() && !window && (!o.before.empty() || !o.after.empty()))
+    report_warning("--before/--after widen a known window; with --logs and no --start/--end the window is the "
+                   "logs' own span, so they do nothing");
+  if (!o.logs.empty() && !o.config.empty())
+    report_warning("--logs: the config's [workload] (its scheduler, job and window) is not used; its sources, rules "
+                   "and time zone are");
+}
+
 int run_diagnose(DiagnoseOptions& o) {
+  auto format = report_format(o);
+  if (!format) return report_error(format.error());
+  if (!o.output.empty() && o.output != "-") {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.output, ec)) {
+      report_error(make_error(ErrorKind::usage, "is a directory", o.output, 0, {},
+                              "name a file for the report, e.g. -o " + (std::filesystem::path(o.output) / "report.json").string()));
+      return kOutput;
+    }
+  }
+  warn_about_options(o);
   bool live_input = !o.job.empty() || !o.config.empty() || !o.logs.empty() || !o.nodes.empty() || !o.start.empty() ||
                     !o.end.empty() || !o.before.empty() || !o.after.empty() || !o.req.rule_paths.empty();
   if (!o.replay.empty() && (live_input || !o.record.empty()))
@@ -116,9 +159,9 @@ int run_diagnose(DiagnoseOptions& o) {
   }
   if (!report) return report_error(report.error());
   for (const auto& [pass, seconds] : timings) std::fprintf(stderr, "timing: %-24s %8.3f s\n", pass.c_str(), seconds);
-  std::string text = o.format == "json"       ? render_json(*report)
-                     : o.format == "markdown" ? render_markdown(*report)
-                                              : render_text(*report);
+  std::string text = *format == "json"       ? render_json(*report)
+                     : *format == "markdown" ? render_markdown(*report)
+                                             : render_text(*report);
   if (o.output.empty() || o.output == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
@@ -154,26 +197,38 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
       "  attribution diagnose --replay bundle-12345/               (the same report, offline)\n"
       "\n"
       "Without --config, ./attribution.toml then /etc/attribution/attribution.toml are read if present.\n"
-      "--logs: hosts come from each line's own prefix (NCCL host:pid:tid, syslog hostname), else a\n"
-      "file or directory named after a --nodes entry, else (without --nodes) the subdirectory of the\n"
-      "--logs directory a file lies in, else rank -> host learned from NCCL init lines.\n"
-      "Exit status: 0 diagnosis produced (whatever the outcome); 2 usage; 3 config/rules; 4 no data.");
-  d->add_option("--job", o->job, "Workload id (must match the static workload file's id when given)");
-  d->add_option("--config", o->config, "Config file (TOML, see docs/architecture.md)");
-  d->add_option("--format", o->format, "Report format")->check(CLI::IsMember({"text", "json", "markdown"}));
-  d->add_option("-o,--output", o->output, "Write the report to FILE instead of standard output");
-  d->add_option("--before", o->before, "Window margin before the workload start (e.g. 15m)");
-  d->add_option("--after", o->after, "Window margin after the workload end (e.g. 5m)");
-  d->add_option("--rules", o->req.rule_paths, "Extra rule file or directory (adds rules, or replaces by id)");
-  d->add_option("--threads", o->req.threads, "Files scanned in parallel (default: all cores)")->default_val(0);
-  d->add_option("--logs", o->logs, "Ad-hoc mode: diagnose these files/directories, no scheduler");
-  d->add_option("--nodes", o->nodes, "Ad-hoc mode: the job's nodes, a Slurm hostlist like node[01-04]");
-  d->add_option("--start", o->start, "Workload start (RFC 3339, or epoch seconds)");
-  d->add_option("--end", o->end, "Workload end (RFC 3339, or epoch seconds)");
+      "--logs: a line's host is its own prefix (NCCL host:pid:tid, syslog hostname, pdsh/launcher label),\n"
+      "else the shell prompt or kubectl 'Node:' it was pasted under, else the hostname its kernel log\n"
+      "declares, else its file or directory named after a --nodes entry (or, without --nodes, the\n"
+      "subdirectory of --logs it lies in, or a host its file name holds: dmesg-node12.txt), else\n"
+      "rank -> host from NCCL init lines. Peers named by IP map to hosts through NCCL init lines and\n"
+      "pasted DNS answers.\n\n" + std::string(kExitStatusHelp));
+  d->add_option("--job", o->job, "Workload id (must match the static workload file's id when given)")->type_name("ID");
+  d->add_option("--config", o->config, "Config file (TOML, see docs/architecture.md)")->type_name("FILE");
+  d->add_option("--format", o->format, "Report format (default: from -o's extension, else text)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "md"}).description(""))
+      ->type_name("text|json|markdown");
+  d->add_option("-o,--output", o->output, "Write the report to FILE instead of standard output (.json, .md pick the format)")
+      ->type_name("FILE");
+  d->add_option("--before", o->before, "Window margin before the workload start (e.g. 15m)")->type_name("DURATION");
+  d->add_option("--after", o->after, "Window margin after the workload end (e.g. 5m)")->type_name("DURATION");
+  d->add_option("--rules", o->req.rule_paths, "Extra rule file or directory (adds rules, or replaces by id)")
+      ->type_name("PATH");
+  d->add_option("--threads", o->req.threads, "Files scanned in parallel (default 0: all cores)")
+      ->default_val(0)
+      ->check(CLI::Range(0, 1024))
+      ->type_name("N");
+  d->add_option("--logs", o->logs, "Ad-hoc mode: diagnose these files/directories, no scheduler")->type_name("PATH");
+  d->add_option("--nodes", o->nodes, "Ad-hoc mode: the job's nodes, a Slurm hostlist like node[01-04]")
+      ->type_name("HOSTLIST");
+  d->add_option("--start", o->start, "Workload start (RFC 3339, or epoch seconds)")->type_name("TIME");
+  d->add_option("--end", o->end, "Workload end (RFC 3339, or epoch seconds)")->type_name("TIME");
   d->add_option("--record", o->record,
                 "Also write an evidence bundle into DIR (new or empty): the scheduler's answers, HTTP bodies, "
-                "in-window log lines, config without credentials, rules (docs/bundles.md)");
-  d->add_option("--replay", o->replay, "Diagnose a recorded bundle: the same report, without the cluster or network");
+                "in-window log lines, config without credentials, rules (docs/bundles.md)")
+      ->type_name("DIR");
+  d->add_option("--replay", o->replay, "Diagnose a recorded bundle: the same report, without the cluster or network")
+      ->type_name("DIR");
   d->add_flag("--timings", o->timings, "Print each pass's wall time on standard error (never in the report)");
   d->add_flag("--no-progress", o->no_progress,
               "No progress line (files, bytes, rate) on standard error; it is only drawn when that is a terminal");

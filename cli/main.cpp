@@ -1,6 +1,7 @@
 // attribution: forensic root-cause analysis for failed distributed AI jobs.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
@@ -12,10 +13,12 @@ int main(int argc, char** argv) {
       "Reads the job's logs, matches fault signatures (rules as data), separates the root cause\n"
       "(an NVLink fault on one GPU) from its symptoms (NCCL errors and timeouts on every rank)."};
   app.require_subcommand(1);
-  app.footer(
-      "Exit status: 0 diagnosis produced; 1 rules check failed; 2 usage error; 3 invalid config,\n"
-      "workload file or rules; 4 no usable data; 5 report could not be written.\n"
-      "Docs: docs/architecture.md, docs/report.md, docs/rules.md");
+  app.set_version_flag("--version", std::string("attribution ") + ATTRIBUTION_VERSION);
+  // Every error this program prints starts the same way, the command line's own included.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("attribution: error: ") + e.what() + "\n  hint: run with --help for the usage\n";
+  });
+  app.footer(std::string(kExitStatusHelp) + "Docs: docs/architecture.md, docs/report.md, docs/rules.md");
   int exit_code = kDiagnosed;
   add_diagnose_command(app, &exit_code);
   add_rules_command(app, &exit_code);

@@ -8,6 +8,8 @@
 #include <fmt/ranges.h>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <optional>
 #include <map>
 #include <memory>
 #include <re2/re2.h>
@@ -21,7 +23,9 @@
 #include "core/rule_catalogue.hpp"
 #include "core/rule_lint.hpp"
 #include "core/rules.hpp"
+#include "core/config.hpp"
 #include "core/toml_util.hpp"
+#include "sources/line_buffer.hpp"
 
 namespace attribution::cli {
 namespace {
@@ -30,36 +34,67 @@ struct NamedText {
   std::string name, text;
 };
 
-// The built-in rulesets, or the rule files at `path` (a file or a directory of *.toml).
-Result<std::vector<NamedText>> rule_sources(const std::string& path) {
+// What the rules subcommands load: the built-in rulesets (unless only `path` is checked), the
+// config's [rules] paths (--config, else ./attribution.toml, else /etc/attribution/attribution.toml),
+// then each --rules file or directory.
+struct RulesOptions {
+  std::vector<std::string> extra;
+  std::string config;
+};
+
+Result<std::vector<std::string>> user_rule_paths(const RulesOptions& o) {
+  auto config = load_config(o.config.empty() ? std::nullopt : std::optional<std::string>(o.config));
+  if (!config) return config.error();
+  std::vector<std::string> paths = config->rule_paths;
+  paths.insert(paths.end(), o.extra.begin(), o.extra.end());
+  return paths;
+}
+
+Result<RuleSet> load_user_rules(const RulesOptions& o) {
+  auto paths = user_rule_paths(o);
+  if (!paths) return paths.error();
+  return load_rules(*paths);
+}
+
+// The built-in rulesets (when `builtins`) and the rule files at `paths` (files or directories of
+// *.toml). A file that cannot be read is a problem of its own, named.
+std::vector<NamedText> rule_sources(const std::vector<std::string>& paths, bool builtins,
+                                    std::vector<std::string>* unreadable) {
   std::vector<NamedText> out;
-  if (path.empty()) {
+  if (builtins)
     for (const auto& e : builtin_rulesets()) out.push_back({e.name, e.text});
-    return out;
-  }
-  for (const auto& f : list_rule_files(path)) {
-    auto text = read_text_file(f);
-    if (!text) return text.error();
-    out.push_back({f, *text});
-  }
+  for (const auto& path : paths)
+    for (const auto& f : list_rule_files(path)) {
+      auto text = read_text_file(f);
+      if (!text) unreadable->push_back(format_error(text.error()));
+      else out.push_back({f, *text});
+    }
   return out;
 }
 
 // `rules test` and `rules lint`: every rule checked on its own, one line each; lint then checks
 // across rules (core/rule_lint.hpp). Errors fail; lint's style warnings are printed, not fatal.
-int check_rules(const std::string& path, bool lint) {
-  auto sources = rule_sources(path);
-  if (!sources) return report_error(sources.error());
+int check_rules(const std::string& path, const RulesOptions& o, bool lint) {
+  std::vector<std::string> paths{path};
+  if (path.empty()) {
+    auto user = user_rule_paths(o);
+    if (!user) return report_error(user.error());
+    paths = *user;
+  }
+  std::vector<std::string> unreadable;
+  auto sources = rule_sources(paths, path.empty(), &unreadable);
   int failures = 0, warnings = 0, count = 0;
+  int bad_files = static_cast<int>(unreadable.size());
+  for (const auto& u : unreadable) std::printf("FAIL %s", u.c_str());
   std::map<std::string, std::string> ids;  // id -> where first defined
   RuleSet all;
   std::set<std::string> metric_ids;
-  for (const auto& src : *sources) {
+  for (const auto& src : sources) {
     std::vector<MetricSpec> metrics;
     auto rules = parse_rules(src.text, src.name, &metrics);
-    if (!rules) {
-      std::fputs(format_error(rules.error()).c_str(), stdout);
-      ++failures;
+    if (!rules) {  // the whole file is unusable: said as such, not counted as a rule
+      std::printf("FAIL %s: the rule file does not load\n  %s", src.name.c_str(), format_error(rules.error()).c_str());
+      ++bad_files;
       continue;
     }
     for (const auto& m : metrics) {
@@ -102,7 +137,7 @@ int check_rules(const std::string& path, bool lint) {
   if (lint) {
     // User rule files may name built-in rules in `explains`: the built-ins are in the universe.
     std::vector<Rule> universe = all.rules;
-    if (!path.empty())
+    if (!path.empty() || !paths.empty())
       if (auto builtin = load_rules({}); builtin)
         universe.insert(universe.end(), builtin->rules.begin(), builtin->rules.end());
     for (const auto& f : lint_rules(all.rules, universe)) {
@@ -116,21 +151,22 @@ int check_rules(const std::string& path, bool lint) {
     std::fputs(format_error(m.error()).c_str(), stdout);
     ++failures;
   }
-  std::printf("%d passed, %d failed%s\n", count - failures, failures,
-              lint ? fmt::format(", {} lint error(s), {} warning(s)", errors, warnings).c_str() : "");
-  return failures > 0 || errors > 0 ? kFailed : kDiagnosed;
+  std::printf("%d passed, %d failed%s%s\n", count - failures, failures,
+              lint ? fmt::format(", {} lint error(s), {} warning(s)", errors, warnings).c_str() : "",
+              bad_files ? fmt::format("; {} rule file(s) could not be loaded", bad_files).c_str() : "");
+  return failures > 0 || errors > 0 || bad_files > 0 ? kFailed : kDiagnosed;
 }
 
 // The loaded rules as Markdown (docs/rules-catalogue.md is this command's output for the built-ins).
-int catalogue(const std::vector<std::string>& extra) {
-  auto rules = load_rules(extra);
+int catalogue(const RulesOptions& o) {
+  auto rules = load_user_rules(o);
   if (!rules) return report_error(rules.error());
   std::fputs(render_rule_catalogue(*rules).c_str(), stdout);
   return kDiagnosed;
 }
 
-int list_rules(const std::vector<std::string>& extra) {
-  auto rules = load_rules(extra);
+int list_rules(const RulesOptions& o) {
+  auto rules = load_user_rules(o);
   if (!rules) return report_error(rules.error());
   for (const auto& r : rules->rules)
     std::printf("%-40s %-8s %-20s %s\n", r.id.c_str(), std::string(to_string(r.role)).c_str(),
@@ -139,8 +175,8 @@ int list_rules(const std::vector<std::string>& extra) {
   return kDiagnosed;
 }
 
-int show_rule(const std::string& id, const std::vector<std::string>& extra) {
-  auto rules = load_rules(extra);
+int show_rule(const std::string& id, const RulesOptions& o) {
+  auto rules = load_user_rules(o);
   if (!rules) return report_error(rules.error());
   const Rule* r = rules->find(id);
   if (!r)
@@ -172,8 +208,8 @@ int show_rule(const std::string& id, const std::vector<std::string>& extra) {
 
 // For baselines (`rg -f`, `grep -E -f`): every log rule's pattern, or the prefilter's literals
 // (distinct, sorted), one per line. Metric-stream rules read the tool's own lines: left out.
-int export_patterns(bool literals, const std::vector<std::string>& extra) {
-  auto rules = load_rules(extra);
+int export_patterns(bool literals, const RulesOptions& o) {
+  auto rules = load_user_rules(o);
   if (!rules) return report_error(rules.error());
   std::set<std::string> lits;
   for (const auto& r : rules->rules) {
@@ -199,35 +235,40 @@ int export_patterns(bool literals, const std::vector<std::string>& extra) {
 // captures, as the scan would see them; --unmatched prints the lines no rule matches instead (a
 // block rule matches at its first line). For writing a rule, and for finding what a new log says
 // that the rules do not know. The log's text is printed sanitised, as in reports.
-int match_lines(const std::string& file, bool unmatched, const std::vector<std::string>& extra) {
-  auto rules = load_rules(extra);
+int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) {
+  auto rules = load_user_rules(o);
   if (!rules) return report_error(rules.error());
   auto matcher = Matcher::build(*rules);
   if (!matcher) return report_error(matcher.error());
   const Matcher& m = **matcher;
-  std::ifstream in_file;
-  std::istream* in = &std::cin;
+  // The whole input, as the scan reads a file (a .gz inflated); standard input read to its end.
+  std::string input;
+  std::optional<FileBytes> bytes;
   if (!file.empty() && file != "-") {
     std::error_code ec;
     if (std::filesystem::is_directory(file, ec))
       return report_error(make_error(ErrorKind::usage, "is a directory", file, 0, {}, "give one log file"));
-    in_file.open(file, std::ios::binary);
-    if (!in_file)
-      return report_error(make_error(ErrorKind::input, "cannot open: " + std::string(std::strerror(errno)), file, 0, {},
-                                     "give a log file, or - (or nothing) for standard input"));
-    in = &in_file;
+    auto opened = FileBytes::open(file);
+    if (!opened)
+      return report_error(make_error(ErrorKind::input, opened.error().message, file, 0, {},
+                                     "give a log file (plain or .gz), or - (or nothing) for standard input"));
+    bytes.emplace(std::move(opened.value()));
+  } else {
+    input.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
+  std::string_view all = bytes ? bytes->view() : std::string_view(input);
   int lookahead = 1;
   for (const auto& r : rules->rules) lookahead = std::max(lookahead, r.lines);
   // A window of the next `lookahead` lines, so a block rule sees the lines after its first.
-  std::deque<std::string> window;
-  std::string line;
+  std::deque<std::string_view> window;
+  size_t next = 0;
   long line_no = 0;
-  bool eof = false;
   auto fill = [&] {
-    while (!eof && static_cast<int>(window.size()) < lookahead) {
-      if (!std::getline(*in, line)) eof = true;
-      else window.push_back(line);
+    while (next < all.size() && static_cast<int>(window.size()) < lookahead) {
+      size_t eol = all.find('\n', next);
+      if (eol == std::string_view::npos) eol = all.size();
+      window.push_back(all.substr(next, eol - next));
+      next = eol + 1;
     }
   };
   static const char* kStreams[] = {"applog", "syslog", "scheduler", "metrics"};
@@ -253,7 +294,7 @@ int match_lines(const std::string& file, bool unmatched, const std::vector<std::
     }
     std::string block_text;
     if (!blocks.empty())
-      for (const auto& w : window) block_text += w + '\n';
+      for (const auto& w : window) (block_text += w) += '\n';
     for (int r : blocks) {
       std::map<std::string, std::string> caps;
       if (m.captures(r, join_block_lines(block_text, 0, rules->rules[r].lines), &caps)) matched.emplace_back(r, std::move(caps));
@@ -278,36 +319,38 @@ int match_lines(const std::string& file, bool unmatched, const std::vector<std::
 void add_rules_command(CLI::App& app, int* exit_code) {
   CLI::App* rules = app.add_subcommand("rules", "List, show, test, lint and try rules on a log (built-in, plus --rules files)");
   rules->require_subcommand(1);
-  auto extra = std::make_shared<std::vector<std::string>>();
+  auto o = std::make_shared<RulesOptions>();
   auto path = std::make_shared<std::string>();
   auto id = std::make_shared<std::string>();
-  rules->add_option("--rules", *extra, "Extra rule file or directory, as for diagnose");
-  rules->add_subcommand("list", "One line per loaded rule")->callback([=] { *exit_code = list_rules(*extra); });
-  auto show = rules->add_subcommand("show", "Everything about one rule");
-  show->add_option("id", *id, "Rule id")->required();
-  show->callback([=] { *exit_code = show_rule(*id, *extra); });
-  auto test = rules->add_subcommand("test", "Check every rule's samples (built-in rules, or the rules at PATH)");
-  test->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
-  test->callback([=] { *exit_code = check_rules(*path, false); });
+  // --rules and --config may stand before or after the subcommand: each subcommand passes the
+  // options it does not know to this one.
+  rules->add_option("--rules", o->extra, "Extra rule file or directory, as for diagnose (repeatable)")->type_name("PATH");
+  rules->add_option("--config", o->config, "Config whose [rules] paths add rules (default: ./attribution.toml, "
+                                           "then /etc/attribution/attribution.toml)")->type_name("FILE");
+  auto sub = [&](const char* name, const char* help) { return rules->add_subcommand(name, help)->fallthrough(); };
+  sub("list", "One line per loaded rule")->callback([=] { *exit_code = list_rules(*o); });
+  auto show = sub("show", "Everything about one rule");
+  show->add_option("id", *id, "Rule id")->required()->type_name("ID");
+  show->callback([=] { *exit_code = show_rule(*id, *o); });
+  auto test = sub("test", "Check every rule's samples: the built-ins with the config's and --rules files, or only the rules at PATH");
+  test->add_option("path", *path, "A rule file or directory to check alone")->type_name("PATH");
+  test->callback([=] { *exit_code = check_rules(*path, *o, false); });
   auto literals = std::make_shared<bool>(false);
-  auto exp = rules->add_subcommand("export-patterns",
-                                   "Print every log rule's RE2 pattern, one per line (for rg -f / grep -E -f baselines)");
+  auto exp = sub("export-patterns", "Print every log rule's RE2 pattern, one per line (for rg -f / grep -E -f baselines)");
   exp->add_flag("--literals", *literals, "Print the prefilter's required literals instead (for rg -F -f)");
-  exp->callback([=] { *exit_code = export_patterns(*literals, *extra); });
-  rules->add_subcommand("catalogue", "Print every loaded rule as a Markdown catalogue (docs/rules-catalogue.md)")
-      ->callback([=] { *exit_code = catalogue(*extra); });
+  exp->callback([=] { *exit_code = export_patterns(*literals, *o); });
+  sub("catalogue", "Print every loaded rule as a Markdown catalogue (docs/rules-catalogue.md)")
+      ->callback([=] { *exit_code = catalogue(*o); });
   auto file = std::make_shared<std::string>();
   auto unmatched = std::make_shared<bool>(false);
-  auto match = rules->add_subcommand(
-      "match", "Print the rules that match each line of FILE (or standard input), with their captures");
-  match->add_option("file", *file, "A log file; default or -: standard input");
+  auto match = sub("match", "Print the rules that match each line of FILE (plain or .gz; default: standard input), with their captures");
+  match->add_option("file", *file, "A log file (plain or .gz); default or -: standard input")->type_name("FILE");
   match->add_flag("--unmatched", *unmatched, "Print the lines no rule matches instead");
-  match->callback([=] { *exit_code = match_lines(*file, *unmatched, *extra); });
-  auto lint = rules->add_subcommand(
-      "lint", "Like test, plus cross-rule checks (duplicate ids, dead literals, explains selecting nothing, "
-              "RE2 program size); also warns about weak rules");
-  lint->add_option("path", *path, "A rule file or directory; default: the built-in rulesets");
-  lint->callback([=] { *exit_code = check_rules(*path, true); });
+  match->callback([=] { *exit_code = match_lines(*file, *unmatched, *o); });
+  auto lint = sub("lint", "Like test, plus cross-rule checks (duplicate ids, dead literals, explains selecting nothing, "
+                          "RE2 program size); also warns about weak rules");
+  lint->add_option("path", *path, "A rule file or directory to check alone")->type_name("PATH");
+  lint->callback([=] { *exit_code = check_rules(*path, *o, true); });
 }
 
 }  // namespace attribution::cli

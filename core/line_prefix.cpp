@@ -116,6 +116,14 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   size_t a = i;
   while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_' || s[a] == '.')) ++a;
   if (a == i && a + 1 < s.size() && s[a] == ':' && s[a + 1] == ':') ++a;  // redacted host: "::pid:tid"
+  bool placeholder = false;
+  if (a == i && a < s.size() && s[a] == '<') {  // a paste's "<hostname>:pid:tid" stands for a host it hid
+    size_t close = s.find('>', a);
+    if (close != std::string_view::npos && close - a < 40 && close + 1 < s.size() && s[close + 1] == ':') {
+      a = close + 1;
+      placeholder = true;
+    }
+  }
   if (a == i || a - i > kMaxHostName || a >= s.size() || s[a] != ':') return false;
   size_t b = a + 1;
   int64_t pid, tid, dev;
@@ -133,7 +141,7 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
     return false;
   }
   std::string_view host = s.substr(i, a - i);
-  p.host = host == ":" ? std::string_view() : host;
+  p.host = host == ":" || placeholder ? std::string_view() : host;
   p.pid = pid;
   i = b;
   return true;
@@ -182,6 +190,11 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   while (a < s.size() && host_char(s[a])) ++a;
   if (a == i || a + 1 >= s.size() || s[a] != ':' || s[a + 1] != ' ') return i;
   std::string_view w = s.substr(i, a - i);
+  // Slurm 21.08+ names the node in its step daemon's messages: "slurmstepd-gpu20-15: error: ...".
+  if (w.substr(0, 11) == "slurmstepd-" && w.size() > 11) {
+    p.host = w.substr(11);
+    return a + 2;
+  }
   // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
   if (!host_like(w) || std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) return i;
   static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
@@ -408,8 +421,15 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
 
 LinePrefix parse_line_prefix(std::string_view s) {
   LinePrefix p = parse_prefix_at(s);
-  if (says_something(p) || p.rank >= 0 || p.local_rank >= 0) return p;
-  if (auto q = behind_wrapper(s)) return *q;
+  if (!p.host.empty()) return p;
+  // No machine named yet: a syslog header may sit behind a wrapper (a grep file name, an alert or a
+  // forwarder's own stamp and tag). Its host counts; the outer time, when there is one, stays.
+  if (auto q = behind_wrapper(s)) {
+    if (!says_something(p) && p.rank < 0 && p.local_rank < 0) return *q;
+    p.host = q->host;
+    if (!p.civil && !p.epoch && !p.mono) p.civil = q->civil;
+    p.message_offset = q->message_offset;
+  }
   return p;
 }
 

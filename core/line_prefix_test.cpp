@@ -177,6 +177,8 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").host.empty());
   CHECK(parse_line_prefix("rank3: loss 1.2").host.empty());
   CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").rank == 12);
+  CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
+        "gpu20-15");
 }
 
 TEST_CASE("redacted, dotted and IP hosts in the NCCL prefix") {
@@ -208,4 +210,15 @@ TEST_CASE("Ray prefixes name the node by its address") {
   CHECK(w.rank == 3);
   CHECK(parse_line_prefix("(raylet, ip=172.31.66.10) A worker died or was killed while executing a task").host == "172.31.66.10");
   CHECK(parse_line_prefix("(WorkerDict pid=26110) [rank7]:x").host.empty());
+}
+
+TEST_CASE("a wrapper with its own stamp and tag before a syslog header: the inner host counts") {
+  auto p = parse_line_prefix(
+      "2025-03-14T09:41:09Z alertmanager[12]: GPU Xid on node: Mar 14 09:41:07 node03 kernel: NVRM: Xid (PCI:0000:b9:00): 74");
+  CHECK(p.host == "node03");
+  REQUIRE(p.civil);
+  CHECK(p.civil->year == 2025);  // the outer, full-year stamp stays
+  auto h = parse_line_prefix("<hostname>:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer");
+  CHECK(h.host.empty());
+  CHECK(h.pid == 1234);
 }

@@ -72,6 +72,7 @@ struct Evidence {
   std::string location;  // path:line
   std::string text;      // the line (sanitised, truncated)
   bool cut = false;      // the line was longer than the report keeps (kMaxEvidenceText)
+  std::map<std::string, std::string> captures;  // the rule's named groups on this line (sanitised)
 };
 
 // One rule hit, or a burst of them folded together.
@@ -93,11 +94,11 @@ struct Finding {
   bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
 };
 
-// The captures read after the scan: ip (timeline), seq, exit_code, xid and cause_xid (precedence).
+// The captures read after the scan: ip and alias (timeline: another name of the finding's host), seq, exit_code, xid and cause_xid (precedence).
 // The scan keeps only these; the others have done their work there (host, rank, gpu, pci, busid,
 // peer, time) or are checked by samples only, and a 1,000-node job holds tens of thousands of findings.
 inline bool kept_capture(std::string_view name) {
-  return name == "ip" || name == "seq" || name == "exit_code" || name == "xid" || name == "cause_xid";
+  return name == "ip" || name == "alias" || name == "seq" || name == "exit_code" || name == "xid" || name == "cause_xid";
 }
 
 }  // namespace attribution

@@ -124,6 +124,9 @@ std::string render_json(const Report& r) {
     j.key("host").string_or_null(e.host);
     int_or_null(j, "rank", e.rank);
     j.field("location", e.location).field("text", e.text);
+    j.key("captures").begin_object();
+    for (const auto& [k, v] : e.captures) j.field(k, v);
+    j.end_object();
     j.end_object();
   }
   j.end_array();

@@ -36,7 +36,8 @@ class EvidencePool {
       const Evidence& e = v[i].second;
       std::string id = fmt::format("E{}", i + 1);
       ids[v[i].first] = id;
-      out->push_back(ReportEvidence{id, e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text, e.cut});
+      out->push_back(ReportEvidence{id, e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text, e.cut,
+                                    e.captures});
     }
     return ids;
   }

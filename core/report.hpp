@@ -21,6 +21,7 @@ struct ReportEvidence {
   int rank = -1;
   std::string location, text;
   bool cut = false;  // text cut at Limits::evidence_text_bytes, with a "[... N more bytes]" marker
+  std::map<std::string, std::string> captures;  // the matching rule's named groups on this line
 };
 
 // The bounds that keep a report and the tool's memory small (docs/reliability.md), and how often

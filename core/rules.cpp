@@ -1,9 +1,12 @@
 #include "core/rules.hpp"
 
+#include "core/json_writer.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fnmatch.h>
 #include <re2/re2.h>
 
@@ -341,9 +344,12 @@ bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string
 }
 
 Status check_samples(const Rule& rule) {
+  // The message shows the sample and the pattern: what a rule author needs to see side by side.
   auto fail = [&](const Sample& s, std::string msg) {
-    return make_error(ErrorKind::rules, fmt::format("rule {}: {}", rule.id, msg), rule.file, s.source_line, rule.id,
-                      "fix the pattern, the literals or the sample");
+    return make_error(ErrorKind::rules,
+                      fmt::format("rule {}: {}\n  sample:   {}\n  pattern:  {}\n  literals: {}", rule.id, msg,
+                                  sanitize_utf8(s.line), rule.pattern, fmt::join(rule.literals, " | ")),
+                      rule.file, s.source_line, rule.id, "fix the pattern, the literals or the sample");
   };
   auto literal_hit = [&](std::string_view line) {
     // A multi-line rule's literal must be on the first line: that line triggers the block.

@@ -437,6 +437,10 @@ class FileScanner {
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
     // A reverse-DNS answer names the address backwards ("247.3.148.10.in-addr.arpa"): the address.
     if (std::string rev = field("rev_ip"); !rev.empty()) f.fields["ip"] = reversed_ipv4(rev);
+    // Every capture goes into the evidence (what a rule author reads in the report); the finding
+    // keeps only those later passes read.
+    std::map<std::string, std::string> captured;
+    for (const auto& [k, v] : f.fields) captured.emplace(k, sanitize_utf8(v.substr(0, kMaxEvidenceText)));
     for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
@@ -459,6 +463,7 @@ class FileScanner {
     e.host = f.host;
     e.rank = f.rank;
     e.location = fmt::format("{}:{}", file_.path, line_no);
+    e.captures = std::move(captured);
     e.cut = line.size() > kMaxEvidenceText;
     if (text.size() == line.size()) {
       e.text = evidence_text(line);

@@ -73,11 +73,26 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   Timeline out;
   // 1. What the lines teach about the job's layout. First which host owns which address, so a
   // line that names its node by IP (NCCL's RAS client) counts for that node.
-  std::map<std::string, std::map<std::string, int>> ip_host_votes;
-  for (const auto& f : raw)
+  std::map<std::string, std::map<std::string, int>> ip_host_votes, alias_votes;
+  for (const auto& f : raw) {
     if (auto it = f.fields.find("ip"); it != f.fields.end() && !f.host.empty() && !is_ip_address(f.host))
       ip_host_votes[peer_host(it->second)][f.host]++;
+    // Another name of a machine (a pod's name in `kubectl get pods -o wide`): lines that name the
+    // pod (its NCCL prefix) are the node's.
+    if (auto it = f.fields.find("alias"); it != f.fields.end() && !f.host.empty() && it->second != f.host)
+      alias_votes[short_host(it->second)][f.host]++;
+  }
   auto ip_host = majority(ip_host_votes);
+  auto alias_host = majority(alias_votes);
+  for (auto& f : raw) {
+    if (f.fields.count("alias")) continue;
+    if (auto it = alias_host.find(f.host); it != alias_host.end()) {
+      for (auto& e : f.evidence)
+        if (e.host == f.host) e.host = it->second;
+      f.host = it->second;
+    }
+    if (auto it = alias_host.find(f.peer); it != alias_host.end()) f.peer = it->second;
+  }
   for (auto& f : raw)
     if (is_ip_address(f.host))
       if (auto it = ip_host.find(peer_host(f.host)); it != ip_host.end()) {

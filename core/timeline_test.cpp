@@ -96,3 +96,24 @@ TEST_CASE("timeline: a line that names its node by IP counts for the host owning
   CHECK(mapped == 2);
   CHECK(unmapped == 1);
 }
+
+TEST_CASE("timeline: a pod named by kubectl's wide output is its node's other name") {
+  Builder b;
+  b.add("t.oob", "gpu-node-3", kT0, -1).fields["alias"] = "job-worker-3";  // the kubectl row
+  b.add("t.cuda-illegal", "job-worker-3", kT0 + kMin, 5);                  // NCCL's prefix names the pod
+  b.add("t.nccl-peer", "gpu-node-1", kT0 + kMin, 1).peer = "job-worker-3";
+  auto t = b.timeline();
+  int seen = 0;
+  for (const auto& f : t.findings) {
+    const Rule& r = b.rules.rules[f.rule];
+    if (r.id == "t.cuda-illegal") {
+      CHECK(f.host == "gpu-node-3");
+      ++seen;
+    }
+    if (r.id == "t.nccl-peer") {
+      CHECK(f.peer == "gpu-node-3");
+      ++seen;
+    }
+  }
+  CHECK(seen == 2);
+}
