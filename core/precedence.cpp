@@ -272,6 +272,41 @@ std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSe
   return l;
 }
 
+// Every error is the communication library's own (a system, internal or CUDA error in NCCL) with no
+// device or link fault anywhere and no peer named: most often the environment the library runs in
+// (interfaces, container devices and /dev/shm, library versions across ranks), not the hardware.
+std::optional<Localisation> library_error_without_fault(const Timeline& t, const RuleSet& rules) {
+  std::vector<size_t> errors;
+  std::set<std::string> hosts;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    const Rule& r = rules.rules[f.rule];
+    if (r.role == Role::context || r.role == Role::benign) continue;
+    if (r.role != Role::symptom || r.signal == Signal::error) return std::nullopt;
+    if (r.signal != Signal::library) continue;
+    errors.push_back(i);
+    hosts.insert(f.host);
+  }
+  if (errors.empty()) return std::nullopt;
+  Localisation l;
+  l.kind = "library-error-without-fault";
+  l.category = "communication_library_error";
+  l.family = "configuration";
+  l.blame = "unknown";
+  if (hosts.size() == 1) l.host = *hosts.begin();
+  const Finding& first = t.findings[errors.front()];
+  l.rank = first.rank;
+  l.title = fmt::format("NCCL reported errors of its own ({}) and no node shows a device or link fault",
+                        rules.rules[first.rule].title);
+  l.detail = "the usual causes are the environment NCCL runs in: the network interface it picks (NCCL_SOCKET_IFNAME), "
+             "devices or /dev/shm missing in a container, different NCCL or CUDA versions across ranks";
+  l.action = "Rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) and read the first WARN line: check the interface and "
+             "address NCCL chose on each node, the container's devices and /dev/shm size, and that every rank runs the same "
+             "NCCL, CUDA and driver.";
+  for (size_t i = 0; i < errors.size() && l.findings.size() < 5; ++i) l.findings.push_back(errors[i]);
+  return l;
+}
+
 }  // namespace
 
 Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Workload& w) {
@@ -385,6 +420,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     d.localisation = hang_minority(t);
     if (!d.localisation) d.localisation = converging_peer(t, w);
     if (!d.localisation) d.localisation = waited_without_fault(t, rules);
+    if (!d.localisation) d.localisation = library_error_without_fault(t, rules);
     if (!d.localisation) d.localisation = first_failure(t, rules);
   }
   return d;

@@ -29,7 +29,7 @@ struct Link {
 };
 
 struct Localisation {
-  std::string kind;      // hang-minority | converging-peer | waited-without-fault | first-failure
+  std::string kind;  // hang-minority | converging-peer | waited-without-fault | library-error-without-fault | first-failure
   std::string category;  // outcome category
   std::string family, blame, title, detail;
   std::string action;  // empty: inspect the suspect's logs

@@ -212,7 +212,9 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   if (auto st = need("signal", signal, false); !st) return st.error();
   if (signal == "timeout") rule.signal = Signal::timeout;
   else if (signal == "teardown") rule.signal = Signal::teardown;
-  else if (!signal.empty()) return rr.error("signal", fmt::format("signal '{}' is not one of timeout, teardown", signal));
+  else if (signal == "library") rule.signal = Signal::library;
+  else if (!signal.empty())
+    return rr.error("signal", fmt::format("signal '{}' is not one of timeout, teardown, library", signal));
   if (!signal.empty() && rule.role != Role::symptom) return rr.error("signal", "only a symptom has a signal");
   if (const toml::array* m = t["match"].as_array()) {
     for (const auto& el : *m) {

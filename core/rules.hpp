@@ -44,8 +44,10 @@ struct Repeated {
 };
 
 // How a symptom reads when no cause is found (precedence): a rank that gave up waiting for its
-// peers (a collective or barrier timeout), or a process ending after an error elsewhere.
-enum class Signal { error, timeout, teardown };
+// peers (a collective or barrier timeout), a process ending after an error elsewhere, or a
+// communication library reporting an error of its own (a system, internal or CUDA error) that names
+// no peer and no device fault.
+enum class Signal { error, timeout, teardown, library };
 
 struct Rule {
   std::string id, title, pattern, category, family, blame, confidence, action;
