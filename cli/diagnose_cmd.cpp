@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/commands.hpp"
@@ -98,6 +99,15 @@ Result<std::string> report_format(const DiagnoseOptions& o) {
   return f;
 }
 
+// A terminal gets lines of its own width (80 at least); a file or pipe the fixed default.
+size_t text_width(const DiagnoseOptions& o) {
+  bool to_terminal = (o.output.empty() || o.output == "-") && isatty(STDOUT_FILENO);
+  struct winsize ws {};
+  if (to_terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+    return std::max<size_t>(40, ws.ws_col);
+  return kDefaultTextWidth;
+}
+
 // What the command line asks that this run cannot honour, said rather than ignored.
 void warn_about_options(const DiagnoseOptions& o) {
   bool window = !o.start.empty() || !o.end.empty();
@@ -161,7 +171,7 @@ int run_diagnose(DiagnoseOptions& o) {
   for (const auto& [pass, seconds] : timings) std::fprintf(stderr, "timing: %-24s %8.3f s\n", pass.c_str(), seconds);
   std::string text = *format == "json"       ? render_json(*report)
                      : *format == "markdown" ? render_markdown(*report)
-                                             : render_text(*report);
+                                             : render_text(*report, text_width(o));
   if (o.output.empty() || o.output == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);

@@ -263,7 +263,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
       while (k < r.size() && r[k] == ' ') ++k;
       size_t b = k;
       if (number(r, k, &n, 7) && k + 1 < r.size() && r[k] == ':' && r[k + 1] == ' ' && k > b) {
-        p.rank = static_cast<int>(n);
+        p.task = static_cast<int>(n);
         i += k + 2;
         continue;
       }
@@ -425,7 +425,7 @@ LinePrefix parse_line_prefix(std::string_view s) {
   // No machine named yet: a syslog header may sit behind a wrapper (a grep file name, an alert or a
   // forwarder's own stamp and tag). Its host counts; the outer time, when there is one, stays.
   if (auto q = behind_wrapper(s)) {
-    if (!says_something(p) && p.rank < 0 && p.local_rank < 0) return *q;
+    if (!says_something(p) && p.rank < 0 && p.local_rank < 0 && p.task < 0) return *q;
     p.host = q->host;
     if (!p.civil && !p.epoch && !p.mono) p.civil = q->civil;
     p.message_offset = q->message_offset;

@@ -20,7 +20,8 @@ struct LinePrefix {
   std::optional<Micros> epoch;     // an absolute instant (journald)
   std::optional<Micros> mono;      // dmesg seconds since boot
   std::string_view host;           // empty when the line does not name one
-  int rank = -1;                   // global rank ([rankN]: or srun label)
+  int rank = -1;                   // global rank ([rankN]:, OpenMPI's tag)
+  int task = -1;                   // srun --label's task id ("12: "): a rank only where the layout says so
   int local_rank = -1;             // [defaultN]:
   int gpu = -1;                    // NCCL [cudaDev]
   int64_t pid = -1;

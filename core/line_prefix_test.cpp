@@ -55,7 +55,8 @@ TEST_CASE("Ray and srun label prefixes") {
   auto p = parse_line_prefix("(WorkerDict pid=26110) [rank7]:[W1120 01:13:20.892421310 ProcessGroupNCCL.cpp:1662] x");
   CHECK(p.rank == 7);
   auto s = parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO comm 0x1 rank 12");
-  CHECK(s.rank == 12);
+  CHECK(s.task == 12);  // a task id, not a rank: the job's layout decides (scan)
+  CHECK(s.rank == -1);
   CHECK(s.host == "node05");
   CHECK(s.gpu == 3);
   auto d = parse_line_prefix("[default3]:Traceback (most recent call last):");
@@ -176,7 +177,7 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825").host.empty());
   CHECK(parse_line_prefix("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").host.empty());
   CHECK(parse_line_prefix("rank3: loss 1.2").host.empty());
-  CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").rank == 12);
+  CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").task == 12);
   CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
         "gpu20-15");
 }

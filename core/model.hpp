@@ -25,6 +25,8 @@ struct SchedulerFact {
 struct Workload {
   std::string id, scheduler, name, user, state;
   std::optional<int> exit_code;
+  std::optional<int> exit_signal;     // Slurm's "code:signal" second part, when given
+  std::optional<int> tasks_per_node;  // the launch layout: srun task t runs on nodes[t / tasks_per_node]
   std::vector<std::string> nodes;  // expanded, in the scheduler's order
   std::optional<Micros> start, end;
   Window window;                    // [start - before, end + after]
@@ -94,11 +96,13 @@ struct Finding {
   bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
 };
 
-// The captures read after the scan: ip and alias (timeline: another name of the finding's host), seq, exit_code, xid and cause_xid (precedence).
+// The captures read after the scan: ip and alias (timeline: another name of the finding's host), comm
+// (the process a line names, for the report), seq, exit_code, xid and cause_xid (precedence).
 // The scan keeps only these; the others have done their work there (host, rank, gpu, pci, busid,
 // peer, time) or are checked by samples only, and a 1,000-node job holds tens of thousands of findings.
 inline bool kept_capture(std::string_view name) {
-  return name == "ip" || name == "alias" || name == "seq" || name == "exit_code" || name == "xid" || name == "cause_xid";
+  return name == "ip" || name == "alias" || name == "seq" || name == "exit_code" || name == "xid" || name == "cause_xid" ||
+         name == "comm";
 }
 
 }  // namespace attribution

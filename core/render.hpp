@@ -8,7 +8,9 @@ namespace attribution {
 
 class JsonWriter;
 
-std::string render_text(const Report& report);
+// Text for a terminal: lines wrapped (evidence cut) to `width` columns; 0: no wrapping.
+constexpr size_t kDefaultTextWidth = 100;  // when the output is not a terminal
+std::string render_text(const Report& report, size_t width = kDefaultTextWidth);
 std::string render_json(const Report& report);
 std::string render_markdown(const Report& report);
 

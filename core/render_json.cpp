@@ -38,6 +38,9 @@ void write_workload_fields(JsonWriter& j, const Workload& w) {
   j.key("exit_code");
   if (w.exit_code) j.value(*w.exit_code);
   else j.null();
+  j.key("exit_signal");
+  if (w.exit_signal) j.value(*w.exit_signal);
+  else j.null();
   string_list(j, "nodes", w.nodes);
   time_or_null(j, "start", w.start);
   time_or_null(j, "end", w.end);
@@ -75,6 +78,11 @@ std::string render_json(const Report& r) {
     int_or_null(j, "gpu", rc.gpu);
     j.key("pci").string_or_null(rc.pci);
     int_or_null(j, "rank", rc.rank);
+    j.key("pid");
+    if (rc.pid >= 0) j.value(rc.pid);
+    else j.null();
+    j.key("process").string_or_null(rc.process);
+    j.key("message").string_or_null(rc.message);
     time_or_null(j, "first_seen", rc.first_seen);
     time_or_null(j, "last_seen", rc.last_seen);
     j.key("time_inferred").value(rc.time_inferred);

@@ -28,6 +28,7 @@ std::string render_markdown(const Report& r) {
   std::string facts = fmt::format("Scheduler {}", w.scheduler);
   if (!w.state.empty()) facts += fmt::format(", state {}", w.state);
   if (w.exit_code) facts += fmt::format(", exit code {}", *w.exit_code);
+  if (w.exit_signal && *w.exit_signal) facts += fmt::format(", signal {}", *w.exit_signal);
   facts += fmt::format(", {} node(s)", w.nodes.size());
   if (w.start && w.end) facts += fmt::format(", {} to {}", short_time(*w.start, false), short_time(*w.end, false));
   line(facts + ".");
@@ -50,7 +51,7 @@ std::string render_markdown(const Report& r) {
     line("|---|---|---|---|---|---|---|---|---|");
     for (const auto& rc : r.root_causes)
       line(fmt::format("| {} | {} | {} (`{}`) | {} / {} | {} | {} | {} | {} | {} |", rc.id,
-                       cell(where(rc.host, rc.gpu, rc.pci, rc.rank)), cell(rc.title), rc.rule, rc.family, rc.category,
+                       cell(where(rc)), cell(rc.title), rc.rule, rc.family, rc.category,
                        rc.blame, short_time(rc.first_seen, rc.time_inferred), rc.count, rc.explains,
                        join_strings(rc.evidence, 6)));
   }

@@ -9,6 +9,7 @@
 
 #include "core/digest.hpp"
 #include "core/limits.hpp"
+#include "core/line_prefix.hpp"
 #include "core/render.hpp"
 
 namespace attribution {
@@ -54,6 +55,19 @@ void rename(std::vector<std::string>& keys, const std::map<std::string, std::str
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
 }
 
+// A line's message without its time, host and rank prefixes, at most 300 bytes.
+std::string own_words(const std::string& text) {
+  LinePrefix p = parse_line_prefix(text);
+  std::string m = text.substr(std::min(p.message_offset, text.size()));
+  while (!m.empty() && m.front() == ' ') m.erase(0, 1);
+  if (m.size() > 300) {
+    size_t cut = 300;
+    while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;
+    m = m.substr(0, cut) + "...";
+  }
+  return m;
+}
+
 std::string lower_first(std::string s) {
   if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && (s.size() < 2 || !(s[1] >= 'A' && s[1] <= 'Z'))) s[0] += 'a' - 'A';
   return s;
@@ -67,6 +81,13 @@ std::string where(const std::string& host, int gpu, const std::string& pci, int 
   else if (gpu >= 0) s += fmt::format(" GPU {}", gpu);
   else if (!pci.empty()) s += fmt::format(" GPU {}", pci);
   if (rank >= 0) s += fmt::format(" rank {}", rank);
+  return s;
+}
+
+std::string where(const ReportRootCause& rc) {
+  std::string s = where(rc.host, rc.gpu, rc.pci, rc.rank);
+  if (rc.pid >= 0) s += fmt::format(" pid {}", rc.pid);
+  if (!rc.process.empty()) s += fmt::format(" ({})", rc.process);
   return s;
 }
 
@@ -168,8 +189,11 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     const Rule& rule = rules.rules[f.rule];
     const std::string& host = d.roots[i].host;
     ReportRootCause rc{fmt::format("R{}", i + 1), rule.id, rule.title, rule.category, rule.family, rule.blame,
-                       rule.confidence, rule.action, host, f.pci, f.gpu, f.rank, f.first_seen, f.last_seen,
-                       f.time_inferred, f.count, static_cast<int64_t>(d.roots[i].explained.size()), false, {}, {}};
+                       rule.confidence, rule.action, host, f.pci, f.gpu, f.rank, f.pid, {}, {}, f.first_seen,
+                       f.last_seen, f.time_inferred, f.count, static_cast<int64_t>(d.roots[i].explained.size()), false,
+                       {}, {}};
+    if (auto it = f.fields.find("comm"); it != f.fields.end()) rc.process = it->second;
+    rc.message = own_words(f.evidence.front().text);
     if (rule.fallback) {
       rc.confidence = "low";
       rc.detail = "a weak cause: it is the root cause only because nothing stronger was found";
@@ -318,7 +342,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     if (top.localised) {
       o.summary = fmt::format("No fault signature found; {}.", lower_first(top.title));
     } else {
-      o.summary = fmt::format("{} on {} is the root cause", top.title, where(top.host, top.gpu, top.pci, top.rank));
+      o.summary = fmt::format("{} on {} is the root cause", top.title, where(top));
       if (explained > 0)
         o.summary += fmt::format("; {} later error line(s) on {} node(s) are its symptoms", explained, symptom_hosts.size());
       o.summary += ".";

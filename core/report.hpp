@@ -40,6 +40,9 @@ struct ReportRootCause {
   std::string id, rule, title, category, family, blame, confidence, action;
   std::string host, pci;
   int gpu = -1, rank = -1;
+  int64_t pid = -1;     // the process the line names or that printed it
+  std::string process;  // its name, where the line gives it (the OOM killer's victim)
+  std::string message;  // the first evidence line's own words (the exception and its text)
   Micros first_seen = 0, last_seen = 0;
   bool time_inferred = false;
   int64_t count = 0;
@@ -103,5 +106,7 @@ Report build_report(const Workload& workload, const Timeline& timeline, const Di
 
 // Shared by renderers: "node03 GPU 5 (0000:b9:00.0)" or "node03".
 std::string where(const std::string& host, int gpu, const std::string& pci, int rank);
+// A root cause's place with its process: "node03 rank 5 pid 4242 (python3)".
+std::string where(const ReportRootCause& rc);
 
 }  // namespace attribution

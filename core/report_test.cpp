@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include "core/json_writer.hpp"
@@ -101,6 +102,28 @@ TEST_CASE("text and Markdown render the same facts") {
   CHECK(md.find("`gpu_fallen_off_bus`") != std::string::npos);
   CHECK(md.find("| R1 | node3") != std::string::npos);
   CHECK(md.find("llama \"70b\" \\| run") != std::string::npos);  // pipes escaped in tables
+}
+
+TEST_CASE("text fits an 80-column terminal: prose wraps, evidence is cut, a legend explains the marks") {
+  Report r = sample_report();
+  r.outcome.action = std::string(300, 'x') + " and then a long list of words that must wrap onto following lines";
+  r.evidence.front().text = std::string(500, 'e');
+  std::string text = render_text(r, 80);
+  size_t longest = 0;
+  for (size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = text.find('\n', a);
+    longest = std::max(longest, b - a);
+  }
+  CHECK(longest <= 80);
+  CHECK(text.find("ACTION      xxxx") != std::string::npos);
+  CHECK(text.find("\n            and then a long list") != std::string::npos);  // hanging indent
+  CHECK(text.find("eee...") != std::string::npos);
+  CHECK(text.find("~ before a time") != std::string::npos);
+  CHECK(text.find("\"explains N\"") != std::string::npos);
+  // The header counts the nodes the Nodes section lists.
+  CHECK(text.find(fmt::format("| {} node(s)", r.affected_nodes.size())) != std::string::npos);
+  // Unwrapped (0) keeps every line whole; JSON keeps the full evidence text.
+  CHECK(render_text(r, 0).find(std::string(500, 'e')) != std::string::npos);
 }
 
 TEST_CASE("untrusted log text cannot drive a terminal or forge Markdown") {

@@ -421,10 +421,19 @@ class FileScanner {
       return it == f.fields.end() ? std::string() : it->second;
     };
     std::string h = field("host");
-    f.host = short_host(!h.empty() ? h : !prefix.host.empty() ? prefix.host : host_around(pos));
+    // srun --label's task id names a node only through the job's layout (task t on nodes[t / tpn]);
+    // then it is also the rank (one task per rank). Without a layout it is neither.
+    std::string_view task_node;
+    bool by_layout = prefix.task >= 0 && w_.tasks_per_node && *w_.tasks_per_node > 0 &&
+                     static_cast<size_t>(prefix.task / *w_.tasks_per_node) < w_.nodes.size();
+    if (by_layout) task_node = w_.nodes[static_cast<size_t>(prefix.task / *w_.tasks_per_node)];
+    f.host = short_host(!h.empty()                ? std::string_view(h)
+                        : !prefix.host.empty()    ? prefix.host
+                        : !task_node.empty()      ? task_node
+                                                  : host_around(pos));
     f.host_named = !h.empty();
     std::string r = field("rank");
-    f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : file_.rank_hint;
+    f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
     std::string g = field("gpu");
     // NCCL's "[dev]" is the process's CUDA ordinal (0 for every rank under CUDA_VISIBLE_DEVICES),
     // so the GPU comes from the process's own init line, joined on host and pid (timeline).

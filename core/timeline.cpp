@@ -103,9 +103,11 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   std::map<int, std::map<std::string, int>> rank_host_votes;
   std::map<int, std::map<GpuId, int>> rank_gpu_votes;
   std::map<std::pair<std::string, int64_t>, std::map<GpuId, int>> pid_gpu_votes;
+  std::map<std::pair<std::string, int64_t>, std::map<int, int>> pid_rank_votes;
   std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
   for (const auto& f : raw) {
     if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
+    if (f.rank >= 0 && f.pid >= 0 && !f.host.empty()) pid_rank_votes[{f.host, f.pid}][f.rank]++;
     if (f.gpu >= 0 && rules.rules[f.rule].role == Role::context) {
       if (f.rank >= 0) rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
       if (f.pid >= 0 && !f.host.empty()) pid_gpu_votes[{f.host, f.pid}][GpuId{f.gpu, f.pci}]++;
@@ -115,6 +117,7 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   auto rank_host = majority(rank_host_votes);
   auto rank_gpu = majority(rank_gpu_votes);
   auto pid_gpu = majority(pid_gpu_votes);
+  auto pid_rank = majority(pid_rank_votes);
   auto host_gpu_pci = majority(host_gpu_pci_votes);
   std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
   for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
@@ -153,12 +156,17 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
     }
     if (f.host.empty() && f.rank >= 0)
       if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;
-    if (f.gpu < 0 && f.pid >= 0)
+    // A process the line names (the OOM killer's victim, an Xid's user) is the rank that process ran.
+    if (f.rank < 0 && f.pid >= 0)
+      if (auto it = pid_rank.find({f.host, f.pid}); it != pid_rank.end()) f.rank = it->second;
+    // A host's memory, disk or scheduler is not a GPU's fault: such a root cause names no GPU.
+    bool gpu_place = rule.role != Role::cause || rule.family.rfind("accelerator", 0) == 0 || rule.family == "application";
+    if (gpu_place && f.gpu < 0 && f.pid >= 0)
       if (auto it = pid_gpu.find({f.host, f.pid}); it != pid_gpu.end()) {
         f.gpu = it->second.gpu;
         if (f.pci.empty()) f.pci = it->second.pci;
       }
-    if (f.gpu < 0 && f.rank >= 0)
+    if (gpu_place && f.gpu < 0 && f.rank >= 0)
       if (auto it = rank_gpu.find(f.rank); it != rank_gpu.end()) {
         f.gpu = it->second.gpu;
         if (f.pci.empty()) f.pci = it->second.pci;

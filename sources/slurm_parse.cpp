@@ -299,6 +299,8 @@ Result<std::vector<SlurmJob>> parse_scontrol_text(std::string_view text, const T
       else if (k == "Reason") job.reason = v;
       else if (k == "FailedNode") job.failed_node = v;
       else if (k == "Restarts") job.restarts = text_int(v).value_or(0);
+      else if (k == "NumTasks") job.num_tasks = text_int(v);
+      else if (k == "NumNodes") job.num_nodes = text_int(v.substr(0, v.find('-')));
       else if (k == "ExitCode" || k == "DerivedExitCode") {
         size_t colon = v.find(':');
         auto code = text_int(v.substr(0, colon));

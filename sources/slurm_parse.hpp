@@ -27,6 +27,7 @@ struct SlurmJob {
   std::string name, user, state, reason, nodes, failed_node, batch_host, std_out, std_err, work_dir;
   std::optional<int> exit_code, signal, derived_exit_code;
   int64_t restarts = 0;
+  std::optional<int64_t> num_tasks, num_nodes;  // scontrol's NumTasks / NumNodes: the task layout
   std::optional<Micros> submit, start, end;
   std::vector<SlurmStep> steps;
   std::string from;  // which output this came from

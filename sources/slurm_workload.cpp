@@ -97,6 +97,11 @@ Workload workload_from_slurm(const SlurmJobSpec& spec, const SlurmJob& job, cons
   bool running = job.state == "RUNNING" || job.state == "PENDING" || job.state == "SUSPENDED";
   if (running || (w.end && w.start && *w.end < *w.start)) w.end.reset();
   if (auto hosts = expand_hostlist(nodes); hosts) w.nodes = *hosts;
+  w.exit_signal = job.signal;
+  // srun --label prints task ids; with an even layout, task t runs on node t / (tasks per node).
+  if (job.num_tasks && job.num_nodes && *job.num_nodes > 0 && *job.num_tasks % *job.num_nodes == 0 &&
+      spec.step.empty() && static_cast<int64_t>(w.nodes.size()) == *job.num_nodes)
+    w.tasks_per_node = static_cast<int>(*job.num_tasks / *job.num_nodes);
   w.workdir = job.work_dir;
   w.problems = job.problems;
   if (w.nodes.empty()) w.problems.push_back(fmt::format("{}: no node list for job {}", origin, w.id));

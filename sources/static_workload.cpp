@@ -1,5 +1,6 @@
 #include "sources/static_workload.hpp"
 
+#include <cstdio>
 #include <fmt/format.h>
 
 #include "core/hostlist.hpp"
@@ -11,7 +12,7 @@ Result<Workload> parse_static_workload(std::string_view text, const std::string&
   auto doc = parse_toml(text, file);
   if (!doc) return doc.error();
   TomlReader r(*doc, file);
-  if (auto st = r.only_keys({"id", "name", "user", "nodes", "start", "end", "state", "exit_code"}); !st)
+  if (auto st = r.only_keys({"id", "name", "user", "nodes", "start", "end", "state", "exit_code", "tasks_per_node"}); !st)
     return st.error();
   Workload w;
   w.scheduler = "static";
@@ -30,9 +31,33 @@ Result<Workload> parse_static_workload(std::string_view text, const std::string&
   if (auto st = field("name", w.name, false); !st) return st.error();
   if (auto st = field("user", w.user, false); !st) return st.error();
   if (auto st = field("state", w.state, false); !st) return st.error();
-  auto ec = r.integer("exit_code");
-  if (!ec) return ec.error();
-  if (ec.value()) w.exit_code = static_cast<int>(**ec);
+  // exit_code: an integer, or Slurm's "code:signal" as sacct prints it ("1:0", "0:9"): both kept.
+  if (const toml::node* ec = doc->get("exit_code")) {
+    if (auto n = ec->value<int64_t>(); n && ec->is_integer()) {
+      w.exit_code = static_cast<int>(*n);
+    } else if (auto text = ec->value<std::string>()) {
+      int code = 0, signal = 0;
+      char extra = 0;
+      int got = std::sscanf(text->c_str(), "%d:%d%c", &code, &signal, &extra);
+      if (got == 2 && code >= 0 && code < 256 && signal >= 0 && signal < 256) {
+        w.exit_code = code;
+        w.exit_signal = signal;
+      } else if (got == 1 && text->find(':') == std::string::npos && code >= 0 && code < 256) {
+        w.exit_code = code;
+      } else {
+        return r.error("exit_code", fmt::format("exit_code '{}' is not an integer or Slurm's \"code:signal\"", *text),
+                       "write exit_code = 1, or exit_code = \"1:0\" as sacct prints it");
+      }
+    } else {
+      return r.error("exit_code", "exit_code is an integer or a \"code:signal\" string");
+    }
+  }
+  auto tpn = r.integer("tasks_per_node");
+  if (!tpn) return tpn.error();
+  if (tpn.value()) {
+    if (**tpn < 1 || **tpn > 4096) return r.error("tasks_per_node", "tasks_per_node must be between 1 and 4096");
+    w.tasks_per_node = static_cast<int>(**tpn);
+  }
   const toml::node* nodes = doc->get("nodes");
   if (!nodes) return r.error("nodes", "missing required key 'nodes'", "write nodes = \"node[01-04]\"");
   std::vector<std::string> exprs;
