@@ -71,10 +71,13 @@ class ProgressLine {
 // What weakens the diagnosis, said where a user running it will see it: a source that produced
 // nothing (a path typo), and each caveat the report's confidence carries.
 void warn_about_evidence(const Report& r) {
-  for (const auto& s : r.sources)
+  for (const auto& s : r.sources) {
     if (s.status == SourceStatus::empty || s.status == SourceStatus::error)
       report_warning(fmt::format("source '{}' ({}) produced nothing: {}", s.name, s.kind,
                                  s.reason.empty() ? std::string("no reason given") : s.reason));
+    if (s.status == SourceStatus::partial)
+      report_warning(fmt::format("source '{}' ({}) is partial: {}", s.name, s.kind, s.reason));
+  }
   for (const auto& c : r.outcome.caveats)
     if (c.find("source(s) gave less") == std::string::npos) report_warning(c);
 }

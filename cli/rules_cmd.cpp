@@ -324,7 +324,9 @@ void add_rules_command(CLI::App& app, int* exit_code) {
   auto id = std::make_shared<std::string>();
   // --rules and --config may stand before or after the subcommand: each subcommand passes the
   // options it does not know to this one.
-  rules->add_option("--rules", o->extra, "Extra rule file or directory, as for diagnose (repeatable)")->type_name("PATH");
+  rules->add_option("--rules", o->extra, "Extra rule file or directory, as for diagnose (repeatable)")
+      ->type_name("PATH")
+      ->allow_extra_args(false);  // one path per --rules, so a FILE after it stays the subcommand's
   rules->add_option("--config", o->config, "Config whose [rules] paths add rules (default: ./attribution.toml, "
                                            "then /etc/attribution/attribution.toml)")->type_name("FILE");
   auto sub = [&](const char* name, const char* help) { return rules->add_subcommand(name, help)->fallthrough(); };

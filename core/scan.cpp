@@ -605,7 +605,9 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     SourceCoverage& cov = c.coverage[s];
     FileScan& r = results[i];
     cov.files += 1;
-    if (!c.files[i].text) cov.bytes += r.bytes;  // inline text: its collector counted what it received
+    // Bytes of logs read: a skipped file (binary, unreadable) is no data, as an empty directory is
+    // not. Inline text: its collector counted what it received.
+    if (!c.files[i].text && !r.failed) cov.bytes += r.bytes;
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++tally[s].failed;
     out.year_inferred |= r.year_inferred;
