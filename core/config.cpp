@@ -142,9 +142,18 @@ Result<SourceConfig> parse_source(const TomlReader& r) {
   sc.name = *s;
   ATTRIBUTION_TRY(s, r.str("kind", true));
   sc.kind = *s;
-  static const std::set<std::string> kinds = {"files", "loki", "prometheus", "kubernetes", "journal", "static"};
+  // Only the kinds this version reads are accepted: a source it would skip is a config error now,
+  // with the way to the same data, not a surprise in the report.
+  if (sc.kind == "journal")
+    return r.error("kind", "source kind 'journal' is not available in this version",
+                   "export the journal to a file (journalctl -o json > NODE.journal, or -o short-iso) and read it with "
+                   "kind = \"files\": journald JSON and syslog lines are understood");
+  if (sc.kind == "static")
+    return r.error("kind", "'static' is a scheduler, not a source kind",
+                   "write [workload] scheduler = \"static\" with static = \"job.toml\"");
+  static const std::set<std::string> kinds = {"files", "loki", "prometheus", "kubernetes"};
   if (!kinds.count(sc.kind))
-    return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes, journal", sc.kind));
+    return r.error("kind", fmt::format("source kind '{}' is not one of files, loki, prometheus, kubernetes", sc.kind));
   if (sc.kind == "prometheus" || sc.kind == "loki") {
     const bool loki = sc.kind == "loki";
     std::set<std::string> keys = {"name", "kind", "url", "host_label", "host_map", "timeout", "token_env",

@@ -1,5 +1,5 @@
 #pragma once
-// The configuration file (DESIGN §7): workload, window margins, time zone and sources.
+// The configuration file (docs/architecture.md, configuration): workload, window margins, time zone and sources.
 #include <map>
 #include <optional>
 #include <string>

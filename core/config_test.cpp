@@ -129,3 +129,13 @@ TEST_CASE("a source's stream is one the rules read; pod logs are never the sched
     CHECK(bad.error().line == 7);
   }
 }
+
+TEST_CASE("config: a source kind this version cannot read is refused with the way to its data") {
+  auto journal = parse_config("[[source]]\nname = \"j\"\nkind = \"journal\"\n", "c.toml");
+  REQUIRE_FALSE(journal);
+  CHECK(journal.error().message.find("not available in this version") != std::string::npos);
+  CHECK(journal.error().hint.find("journalctl -o json") != std::string::npos);
+  auto stat = parse_config("[[source]]\nname = \"s\"\nkind = \"static\"\n", "c.toml");
+  REQUIRE_FALSE(stat);
+  CHECK(stat.error().hint.find("scheduler = \"static\"") != std::string::npos);
+}

@@ -1,5 +1,5 @@
 #pragma once
-// The diagnose pipeline as a list of named passes (DESIGN §2). Nothing here prints.
+// The diagnose pipeline as a list of named passes (docs/architecture.md). Nothing here prints.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Pass 6: root cause and symptom (DESIGN §5). A cause that another cause explains is secondary;
+// Pass 6: root cause and symptom (docs/architecture.md, precedence). A cause that another cause explains is secondary;
 // each symptom joins the earliest root cause that explains it; with no cause, residual
 // localisation (hang minority, converging peer, first failure) names a suspect with low confidence.
 #include <optional>

@@ -1,5 +1,5 @@
 #pragma once
-// Pass 7: the one report model every renderer reads (DESIGN §4, schema attribution.report/1).
+// Pass 7: the one report model every renderer reads (docs/report.md, schema attribution.report/1).
 #include <optional>
 #include <string>
 #include <vector>

@@ -70,7 +70,7 @@ struct Rule {
   bool reads_stream(std::string_view stream) const;
 };
 
-// A metric to evaluate (DESIGN §6): the source queries `selector` for the job's hosts over the
+// A metric to evaluate (docs/metrics.md): the source queries `selector` for the job's hosts over the
 // window and states each series whose `condition` holds as a line in the "metrics" stream;
 // ordinary rules read those lines (so metric findings have samples and roles like log findings).
 struct MetricSpec {

@@ -287,7 +287,10 @@ class FileScanner {
     ctx_.year_floor = year_floor_;
     constexpr Micros kZoneSlack = 24 * 3600 * kMicrosPerSecond;  // local stamps against a UTC mtime
     if (mtime) ctx_.year_cap = *mtime + kZoneSlack;
-    if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end), w_.window.end);
+    // After the window's end by more than a month is another year's date; a line hours after it is a
+    // clock that runs ahead, and must stay in the window's year to be reported as such.
+    constexpr Micros kWindowSlack = 31 * 24 * 3600 * kMicrosPerSecond;
+    if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end + kWindowSlack), w_.window.end + kWindowSlack);
   }
 
   std::string join_block(size_t start, int lines) {

@@ -163,7 +163,7 @@ TEST_CASE("accuracy scenarios diagnose as expected") {
     if (!diff.empty()) FAIL_CHECK(name << ": " << join(diff));
   }
   INFO("scenarios: " << dirs.size() << ", known gaps: " << gaps);
-  // Every outcome family of DESIGN §4 (but unknown) is covered at least twice.
+  // Every outcome family of docs/report.md (but unknown) is covered at least twice.
   for (const char* f : {"accelerator-gpu", "accelerator-memory", "accelerator-fabric", "network-fabric", "host",
                         "host-oom", "storage", "scheduler", "application", "configuration"}) {
     INFO("family " << f);

@@ -4,7 +4,7 @@
 # (tests/fixtures/kueue) on 127.0.0.1 with a throwaway CA; the real binary reads a kubeconfig whose
 # certificate-authority is that CA and whose user has a bearer token, diagnoses a Kueue-admitted
 # 4-pod PyTorchJob, and jq checks the report. Not a real API server: none is installable here
-# (DESIGN §8). Usage: integration.sh PATH/TO/attribution
+# (docs/kubernetes.md says so). Usage: integration.sh PATH/TO/attribution
 set -euo pipefail
 ATTR="$(readlink -f "$1")"
 HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"

@@ -2,7 +2,7 @@
 # Integration test of the loki source over real sockets: tests/http/serve.py serves recorded
 # answers in Loki's documented API shapes (tests/fixtures/loki) on 127.0.0.1, over HTTP and over
 # HTTPS with a throwaway CA; the real binary diagnoses a static workload from them and jq checks
-# the report. Not a real Loki: none is installable here (DESIGN §8).
+# the report. Not a real Loki: none is installable here (docs/loki.md says so).
 # Usage: integration.sh PATH/TO/attribution
 set -euo pipefail
 ATTR="$(readlink -f "$1")"
