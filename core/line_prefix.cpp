@@ -242,6 +242,62 @@ std::string_view json_string_field(std::string_view s, std::string_view key) {
 
 namespace {
 
+// "2024/08/09 13:32:51[.frac]" (Go's log, Kubernetes components) or "05/01/2024 12:00:00" (Python
+// logging's %m/%d/%Y, the Hugging Face default) at r[0..]: the offset past the clock, or 0.
+size_t slash_date(std::string_view r, CivilTime& t) {
+  if (r.size() < 19) return 0;
+  CivilTime c;
+  size_t j = 0;
+  int64_t a, b, y;
+  if (!number(r, j, &a, 4)) return 0;
+  if (j == 4 && r[j] == '/') {  // YYYY/MM/DD
+    ++j;
+    if (!number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
+    ++j;
+    int64_t d;
+    if (!number(r, j, &d, 2)) return 0;
+    c.year = static_cast<int>(a), c.month = static_cast<int>(b), c.day = static_cast<int>(d);
+  } else if (j == 2 && r[j] == '/') {  // MM/DD/YYYY
+    ++j;
+    if (!number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
+    ++j;
+    size_t before = j;
+    if (!number(r, j, &y, 4) || j - before != 4) return 0;
+    c.year = static_cast<int>(y), c.month = static_cast<int>(a), c.day = static_cast<int>(b);
+  } else {
+    return 0;
+  }
+  if (j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (!clock(r, j, c) || c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31 || c.year < 1990) return 0;
+  t = c;
+  return j;
+}
+
+// `date`'s "Thu May  2 10:00:00 2024" (and "... UTC 2024") at r[0..], unbracketed: the offset past it.
+size_t date_output(std::string_view r, CivilTime& t) {
+  static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  if (r.size() < 24 || std::find(std::begin(kDays), std::end(kDays), r.substr(0, 3)) == std::end(kDays) || r[3] != ' ')
+    return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(4, 3));
+  if (!c.month || r[7] != ' ') return 0;
+  size_t j = 8;
+  if (r[j] == ' ') ++j;
+  int64_t day, year;
+  if (!number(r, j, &day, 2) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (!clock(r, j, c) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (r.substr(j, 4) == "UTC ") j += 4;
+  size_t y0 = j;
+  if (!number(r, j, &year, 4) || j - y0 != 4) return 0;
+  c.day = static_cast<int>(day);
+  c.year = static_cast<int>(year);
+  t = c;
+  return j;
+}
+
 LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
   size_t i = 0;
@@ -304,6 +360,20 @@ LinePrefix parse_prefix_at(std::string_view s) {
         if (e > ip + 3) p.host = r.substr(ip + 3, e - ip - 3);
       }
       i += close + 1;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    if (is_digit(r[0])) {
+      if (size_t used = slash_date(r, t)) {  // no host follows these stamps
+        if (!p.civil) p.civil = t;
+        i += used;
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+    }
+    if (size_t used = date_output(r, t)) {
+      if (!p.civil) p.civil = t;
+      i += used;
       while (i < s.size() && s[i] == ' ') ++i;
       continue;
     }
@@ -421,6 +491,16 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
 
 LinePrefix parse_line_prefix(std::string_view s) {
   LinePrefix p = parse_prefix_at(s);
+  if (!says_something(p) && p.rank < 0 && p.task < 0 && !s.empty() && (s[0] == ' ' || s[0] == '\t' || s[0] == '>')) {
+    // A paste indented, or quoted in a reply ("> [rank0]: ..."): the prefix after the indent counts.
+    size_t k = 0;
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t' || s[k] == '>')) ++k;
+    LinePrefix q = parse_prefix_at(s.substr(k));
+    if (says_something(q) || q.rank >= 0) {
+      q.message_offset += k;
+      return q;
+    }
+  }
   if (!p.host.empty()) return p;
   // No machine named yet: a syslog header may sit behind a wrapper (a grep file name, an alert or a
   // forwarder's own stamp and tag). Its host counts; the outer time, when there is one, stays.

@@ -223,3 +223,19 @@ TEST_CASE("a wrapper with its own stamp and tag before a syslog header: the inne
   CHECK(h.host.empty());
   CHECK(h.pid == 1234);
 }
+
+TEST_CASE("more stamps real logs carry: Go's and Python's slash dates, date(1), quoted and indented pastes") {
+  TimeContext c{TimeZone::utc(), utc("2024-05-01T00:00:00Z"), std::nullopt};
+  auto go = parse_line_prefix("2024/08/09 13:32:51 XidCriticalError: Xid=79 on Device=GPU-3b6e");
+  CHECK(*resolve_time(go, c) == utc("2024-08-09T13:32:51Z"));
+  CHECK(std::string_view("2024/08/09 13:32:51 XidCriticalError: Xid=79").substr(go.message_offset) == "XidCriticalError: Xid=79");
+  auto hf = parse_line_prefix("05/01/2024 12:00:00 - ERROR - __main__ - RuntimeError: CUDA error");
+  CHECK(*resolve_time(hf, c) == utc("2024-05-01T12:00:00Z"));
+  auto date = parse_line_prefix("Thu May  2 10:00:00 UTC 2024 training stopped");
+  CHECK(*resolve_time(date, c) == utc("2024-05-02T10:00:00Z"));
+  auto quoted = parse_line_prefix("> [rank3]: RuntimeError: CUDA error: an illegal memory access was encountered");
+  CHECK(quoted.rank == 3);
+  auto indented = parse_line_prefix("    [2024-05-01 12:00:00,123] [ERROR] RuntimeError: x");
+  CHECK(*resolve_time(indented, c) == utc("2024-05-01T12:00:00.123Z"));
+  CHECK_FALSE(resolve_time(parse_line_prefix("12/34/5678 99:99:99 not a date"), c));
+}
