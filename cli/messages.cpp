@@ -21,6 +21,7 @@ int exit_code_for(const Error& e) {
     case ErrorKind::rules: return kConfig;
     case ErrorKind::input:
     case ErrorKind::no_data: return kNoData;
+    case ErrorKind::output: return kOutput;
   }
   return kFailed;
 }

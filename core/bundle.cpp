@@ -1,5 +1,7 @@
 #include "core/bundle.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
@@ -41,7 +43,7 @@ class Writer {
     std::ofstream out(p, std::ios::binary);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.close();
-    if (!out) failed_ = make_error(ErrorKind::input, "cannot write the bundle file", p.string());
+    if (!out) failed_ = make_error(ErrorKind::output, "cannot write the bundle file", p.string());
     manifest_.emplace_back(rel, Entry{static_cast<int64_t>(bytes.size()), sha256_hex(bytes)});
   }
 
@@ -177,13 +179,34 @@ Result<std::string> redact_config(std::string_view text, const std::string& file
   return out.str();
 }
 
+Status check_bundle_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      return make_error(ErrorKind::output, "exists and is not a directory", dir, 0, {}, "name a new directory for --record");
+    if (!fs::is_empty(dir, ec))
+      return make_error(ErrorKind::output, "the bundle directory exists and is not empty", dir, 0, {},
+                        "name a new directory for --record");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      return make_error(ErrorKind::output, "the bundle directory is not writable", dir, 0, {},
+                        "name a directory you can write to");
+    return Ok{};
+  }
+  // Not there yet: the nearest existing parent must let us create it.
+  fs::path parent = fs::path(dir).parent_path();
+  while (!parent.empty() && !fs::exists(parent, ec)) parent = parent.parent_path();
+  if (parent.empty()) parent = ".";
+  if (!fs::is_directory(parent, ec) || ::access(parent.c_str(), W_OK | X_OK) != 0)
+    return make_error(ErrorKind::output, "cannot create the bundle directory: " + parent.string() + " is not writable",
+                      dir, 0, {}, "name a directory you can write to");
+  return Ok{};
+}
+
 Status write_bundle(const std::string& dir, const BundleContents& b) {
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-    return make_error(ErrorKind::usage, "the bundle directory exists and is not empty", dir, 0, {},
-                      "name a new directory for --record");
+  if (auto st = check_bundle_dir(dir); !st) return st;
   fs::create_directories(dir, ec);
-  if (ec) return make_error(ErrorKind::input, "cannot create the bundle directory: " + ec.message(), dir);
+  if (ec) return make_error(ErrorKind::output, "cannot create the bundle directory: " + ec.message(), dir);
   Writer w(dir);
   JsonWriter j;
   j.begin_object();

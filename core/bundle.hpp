@@ -50,6 +50,8 @@ struct BundleContents {
 std::string workload_json(const Workload& workload);
 
 // Writes DIR (created; must be empty or absent) with a manifest of every file's SHA-256.
+// --record DIR must be new or empty, and writable: checked before a diagnosis starts.
+Status check_bundle_dir(const std::string& dir);
 Status write_bundle(const std::string& dir, const BundleContents& contents);
 
 struct LoadedBundle {

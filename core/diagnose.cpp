@@ -132,6 +132,8 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
     if (req.timings) req.timings->emplace_back(pass, std::chrono::duration<double>(now - last).count());
     last = now;
   };
+  if (req.record_dir)  // before anything is read: a bundle that cannot be written fails now, not at the end
+    if (auto st = check_bundle_dir(*req.record_dir); !st) return st.error();
   std::optional<LoadedBundle> bundle;
   if (req.replay_dir) ATTRIBUTION_TRY(bundle, read_bundle(*req.replay_dir));
   Inputs in;

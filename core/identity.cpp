@@ -1,5 +1,8 @@
 #include "core/identity.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <cctype>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -74,6 +77,30 @@ std::string peer_host(std::string_view p) {
 std::string short_host(std::string_view h) {
   if (!is_ip_address(h)) h = h.substr(0, h.find('.'));
   return std::string(h);
+}
+
+std::string address_in_name(std::string_view host) {
+  if (host.substr(0, 3) != "ip-") return "";
+  std::string out;
+  int octets = 0;
+  size_t i = 3;
+  while (i < host.size() && octets < 4) {
+    size_t j = i;
+    while (j < host.size() && std::isdigit(static_cast<unsigned char>(host[j]))) ++j;
+    if (j == i || j - i > 3 || std::stoi(std::string(host.substr(i, j - i))) > 255) return "";
+    out += (octets ? "." : "") + std::string(host.substr(i, j - i));
+    ++octets;
+    if (octets < 4 && (j >= host.size() || host[j] != '-')) return "";
+    i = j + 1;
+  }
+  bool end = i - 1 == host.size() || (i - 1 < host.size() && host[i - 1] == '.');
+  return octets == 4 && end ? out : "";
+}
+
+bool is_container_id(std::string_view host) {
+  return host.size() == 12 && std::all_of(host.begin(), host.end(), [](char c) {
+           return std::isdigit(static_cast<unsigned char>(c)) || (c >= 'a' && c <= 'f');
+         }) && std::any_of(host.begin(), host.end(), [](char c) { return c >= 'a' && c <= 'f'; });
 }
 
 std::string reversed_ipv4(std::string_view s) {

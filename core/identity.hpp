@@ -15,6 +15,10 @@ std::string peer_host(std::string_view peer);
 bool is_ip_address(std::string_view s);
 // One machine, one name: "node03.cluster.local" is node03 (an address stays whole).
 std::string short_host(std::string_view h);
+// "ip-172-31-27-211" (EC2's default host names) -> "172.31.27.211"; empty for other names.
+std::string address_in_name(std::string_view host);
+// A 12-hex-digit host name is Docker's default: a container's id, not a machine's name.
+bool is_container_id(std::string_view host);
 // "247.3.148.10" -> "10.148.3.247": the octets of an in-addr.arpa name in address order.
 std::string reversed_ipv4(std::string_view s);
 

@@ -33,3 +33,15 @@ TEST_CASE("reverse-DNS names give the address in order") {
   CHECK(reversed_ipv4("1.0.0.127") == "127.0.0.1");
   CHECK(reversed_ipv4("7") == "7");
 }
+
+TEST_CASE("addresses inside host names, and container ids that are no machine's name") {
+  CHECK(address_in_name("ip-172-31-27-211") == "172.31.27.211");
+  CHECK(address_in_name("ip-10-0-0-7.ec2.internal") == "10.0.0.7");
+  CHECK(address_in_name("ip-10-0-0").empty());
+  CHECK(address_in_name("ip-10-0-0-7x").empty());
+  CHECK(address_in_name("node03").empty());
+  CHECK(address_in_name("ip-999-0-0-1").empty());
+  CHECK(is_container_id("32a68c302449"));
+  CHECK_FALSE(is_container_id("123456789012"));
+  CHECK_FALSE(is_container_id("node03"));
+}

@@ -7,7 +7,7 @@
 
 namespace attribution {
 
-enum class ErrorKind { usage, config, rules, input, no_data };
+enum class ErrorKind { usage, config, rules, input, no_data, output };
 
 struct Error {
   ErrorKind kind = ErrorKind::input;

@@ -430,8 +430,13 @@ class FileScanner {
     bool by_layout = prefix.task >= 0 && w_.tasks_per_node && *w_.tasks_per_node > 0 &&
                      static_cast<size_t>(prefix.task / *w_.tasks_per_node) < w_.nodes.size();
     if (by_layout) task_node = w_.nodes[static_cast<size_t>(prefix.task / *w_.tasks_per_node)];
+    // Inside a container NCCL's prefix names the container (Docker's default hostname is its id): the
+    // machine the file or the prompt names is the better answer when there is one.
+    std::string_view line_host = prefix.host;
+    if (is_container_id(line_host))
+      if (std::string_view around = host_around(pos); !around.empty()) line_host = around;
     f.host = short_host(!h.empty()                ? std::string_view(h)
-                        : !prefix.host.empty()    ? prefix.host
+                        : !line_host.empty()      ? line_host
                         : !task_node.empty()      ? task_node
                                                   : host_around(pos));
     f.host_named = !h.empty();

@@ -75,6 +75,8 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   // line that names its node by IP (NCCL's RAS client) counts for that node.
   std::map<std::string, std::map<std::string, int>> ip_host_votes, alias_votes;
   for (const auto& f : raw) {
+    // EC2's default names carry their address ("ip-172-31-27-211"): a peer named by that address is it.
+    if (auto ip = address_in_name(f.host); !ip.empty()) ip_host_votes[ip][f.host]++;
     if (auto it = f.fields.find("ip"); it != f.fields.end() && !f.host.empty() && !is_ip_address(f.host))
       ip_host_votes[peer_host(it->second)][f.host]++;
     // Another name of a machine (a pod's name in `kubectl get pods -o wide`): lines that name the

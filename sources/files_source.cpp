@@ -49,6 +49,21 @@ int rank_from_name(const std::string& path) {
   return RE2::PartialMatch(name, re, &r) ? r : -1;
 }
 
+// What a path under --logs is when it is not a file to read: said, never skipped silently (a FIFO
+// would block a reader, a device is not a log, a symlink loop or a dangling link has no content).
+std::string not_a_log(const fs::path& p) {
+  std::error_code ec;
+  fs::file_status st = fs::symlink_status(p, ec);
+  std::string what = "not a regular file";
+  if (fs::is_symlink(st)) {
+    fs::status(p, ec);
+    what = ec ? "a symbolic link that leads nowhere (" + ec.message() + ")" : "a link to something not a regular file";
+  } else if (fs::is_fifo(st)) what = "a FIFO (named pipe)";
+  else if (fs::is_socket(st)) what = "a socket";
+  else if (fs::is_block_file(st) || fs::is_character_file(st)) what = "a device";
+  return fmt::format("{}: skipped, {}", p.string(), what);
+}
+
 void add_host(SourceCoverage& cov, const std::string& host) {
   if (!host.empty() && std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), host) == cov.hosts_covered.end())
     cov.hosts_covered.push_back(host);
@@ -142,7 +157,8 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
   std::set<std::string> seen;
   for (const auto& root : paths) {
     std::error_code ec;
-    std::vector<std::string> files;
+    std::vector<std::string> files, skipped;  // skipped: sorted like the files, so the report never depends on
+                                              // the directory's order
     bool is_dir = fs::is_directory(root, ec);
     if (is_dir) {
       fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
@@ -154,6 +170,7 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
         }
         std::error_code fec;
         if (it->is_regular_file(fec)) files.push_back(it->path().string());
+        else if (!it->is_directory(fec)) skipped.push_back(not_a_log(it->path()));
         if (it->is_directory(fec) && !it->is_symlink(fec)) {
           // Unreadable directories would be skipped silently: open each first, and name the ones that fail.
           fs::directory_iterator probe(it->path(), fec);
@@ -164,8 +181,13 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
         }
       }
       std::sort(files.begin(), files.end());
-    } else if (fs::exists(root, ec)) {
+      std::sort(skipped.begin(), skipped.end());
+      cov.problems.insert(cov.problems.end(), skipped.begin(), skipped.end());
+    } else if (fs::is_regular_file(root, ec)) {
       files.push_back(root);
+    } else if (fs::exists(fs::symlink_status(root, ec)) || fs::exists(root, ec)) {
+      cov.problems.push_back(not_a_log(root));
+      continue;
     } else {
       cov.problems.push_back(fmt::format("{}: no such file or directory", root));
       continue;

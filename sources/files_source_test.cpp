@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "sources/files_source.hpp"
+
+#include <sys/stat.h>
 #include "sources/static_workload.hpp"
 #include "tests/test_util.hpp"
 
@@ -105,4 +107,24 @@ TEST_CASE("binary detection: random bytes yes / logs with stray NULs or Latin-1 
   log.replace(100, 50, std::string(50, '\0'));
   CHECK_FALSE(looks_binary(log));
   CHECK_FALSE(looks_binary(""));
+}
+
+TEST_CASE("ad-hoc logs: FIFOs, devices and link loops are named in problems, never read or skipped silently") {
+  test::TempDir d;
+  d.file("job/a.log", "a");
+  REQUIRE(::mkfifo((d.path() + "/job/pipe").c_str(), 0600) == 0);
+  std::filesystem::create_symlink("loop2", d.path() + "/job/loop1");
+  std::filesystem::create_symlink("loop1", d.path() + "/job/loop2");
+  std::filesystem::create_symlink("/dev/null", d.path() + "/job/null");
+  Workload w;
+  SourceCoverage cov;
+  auto files = list_adhoc_files({d.path() + "/job"}, 0, w, cov);
+  REQUIRE(files.size() == 1);
+  REQUIRE(cov.problems.size() == 4);
+  CHECK(cov.problems[0].find("loop1: skipped, a symbolic link that leads nowhere") != std::string::npos);
+  CHECK(cov.problems[2].find("null: skipped, a link to something not a regular file") != std::string::npos);
+  CHECK(cov.problems[3].find("pipe: skipped, a FIFO") != std::string::npos);
+  SourceCoverage one;
+  CHECK(list_adhoc_files({d.path() + "/job/pipe"}, 0, w, one).empty());
+  CHECK(one.problems.size() == 1);
 }

@@ -180,6 +180,21 @@ Result<Workload> resolve_slurm_workload(const std::string& job_text, CommandRunn
   if (!job) {
     std::string why;
     for (const auto& t : tried) why += "\n  " + t;
+    // The commands could not reach slurmctld or slurmdbd: that is what to say, not that the job is unknown.
+    auto unreachable = [](const std::string& t) {
+      for (const char* w : {"Unable to contact slurm controller", "Problem talking to the database", "Connection refused",
+                            "connect failure", "Socket timed out", "Zero Bytes were transmitted or received",
+                            "Unable to establish connection", "Couldn't find the specified plugin"})
+        if (t.find(w) != std::string::npos) return true;
+      return false;
+    };
+    if (!tried.empty() && std::all_of(tried.begin(), tried.end(), unreachable))
+      return make_error(ErrorKind::no_data,
+                        fmt::format("the Slurm commands on this machine cannot reach the controller or the accounting "
+                                    "database, so job {} cannot be looked up{}", job_text, why),
+                        {}, 0, {},
+                        "run on a login node of the cluster (check SLURM_CONF and `scontrol ping`), or diagnose the job's "
+                        "logs with --logs and --nodes/--start/--end");
     return make_error(ErrorKind::no_data, fmt::format("Slurm does not know job {}{}", job_text, why), {}, 0, {},
                       "check the id with `sacct -j ID`; jobs older than the accounting retention are gone");
   }

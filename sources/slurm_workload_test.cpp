@@ -82,6 +82,22 @@ TEST_CASE("unknown job and missing tools are clear errors") {
   CHECK(w.error().message.find("Invalid job id") != std::string::npos);
 }
 
+TEST_CASE("Slurm commands that cannot reach the controller say so, not that the job is unknown") {
+  ReplayRunner r;
+  // The wording of Slurm 22.05's sacct and scontrol when slurmdbd / slurmctld are down.
+  r.add("sacct -j 7 --json",
+        CommandOutput{1, "", "sacct: error: slurm_persist_conn_open_without_init: failed to open persistent connection to "
+                             "host:localhost:6819: Connection refused\nsacct: error: Problem talking to the database: "
+                             "Connection refused\n"});
+  r.add("scontrol show job -o 7",
+        CommandOutput{1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n"});
+  auto w = resolve_slurm_workload("7", r, SlurmResolveOptions{TimeZone::utc(), 0});
+  REQUIRE_FALSE(w);
+  CHECK(w.error().message.find("cannot reach the controller") != std::string::npos);
+  CHECK(w.error().message.find("does not know") == std::string::npos);
+  CHECK(w.error().hint.find("scontrol ping") != std::string::npos);
+}
+
 TEST_CASE("a running job has no end: its window runs to now") {
   ReplayRunner r;
   r.add("scontrol show job -o 1", CommandOutput{0, fixture("scontrol-show-job-running.txt"), ""});

@@ -209,7 +209,13 @@ TEST_CASE("replay refuses what is not a bundle, and a newer format, with a clear
   auto mixed = test::run_cli("diagnose --replay " + tmp.path() + " --logs examples");
   CHECK(mixed.exit_code == 2);
   CHECK(mixed.out.find("--replay takes only the bundle") != std::string::npos);
+  // --record is checked before the diagnosis: a used or unwritable directory is an output error (5).
   auto used = test::run_cli("diagnose --config examples/host-oom-kill/attribution.toml --record examples");
-  CHECK(used.exit_code == 2);
+  CHECK(used.exit_code == 5);
   CHECK(used.out.find("not empty") != std::string::npos);
+  auto file = test::run_cli("diagnose --config examples/host-oom-kill/attribution.toml --record README.md");
+  CHECK(file.exit_code == 5);
+  CHECK(file.out.find("not a directory") != std::string::npos);
+  auto nowhere = test::run_cli("diagnose --config examples/host-oom-kill/attribution.toml --record /proc/self/x/bundle");
+  CHECK(nowhere.exit_code == 5);
 }
