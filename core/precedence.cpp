@@ -221,29 +221,39 @@ std::string host_from_peers(const Timeline& t, const RuleSet& rules, const RootC
   return peers.size() == 1 ? *peers.begin() : std::string();
 }
 
+// The findings whose symptoms carry `want`, when every error of the job is a symptom with a signal
+// (timeouts, teardowns, the library's own errors): nothing points at a device, a link or a host.
+// Empty when some error says more.
+std::vector<size_t> only_signals(const Timeline& t, const RuleSet& rules, Signal want) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Rule& r = rules.rules[t.findings[i].rule];
+    if (r.role == Role::context || r.role == Role::benign) continue;
+    if (r.role != Role::symptom || r.signal == Signal::error) return {};
+    if (r.signal == want) out.push_back(i);
+  }
+  return out;
+}
+
 // Every error is a rank that gave up waiting for its peers (a collective or barrier timeout) or a
 // process ending after it, and no node shows a fault: a rank was busy outside the collective.
 std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSet& rules) {
+  std::vector<size_t> waits = only_signals(t, rules, Signal::timeout);
+  if (waits.empty()) return std::nullopt;
   std::set<int> waiting, known;
   std::map<int, std::string> host_of;
-  std::vector<size_t> waits;
-  std::string op, seq;
-  for (size_t i = 0; i < t.findings.size(); ++i) {
-    const Finding& f = t.findings[i];
-    const Rule& r = rules.rules[f.rule];
+  for (const Finding& f : t.findings)
     if (f.rank >= 0) {
       known.insert(f.rank);
       if (!f.host.empty()) host_of.emplace(f.rank, f.host);
     }
-    if (r.role == Role::context || r.role == Role::benign) continue;
-    if (r.role != Role::symptom || r.signal == Signal::error) return std::nullopt;
-    if (r.signal != Signal::timeout) continue;
-    waits.push_back(i);
+  std::string op, seq;
+  for (size_t i : waits) {
+    const Finding& f = t.findings[i];
     if (f.rank >= 0) waiting.insert(f.rank);
     if (auto it = f.fields.find("op"); it != f.fields.end() && op.empty()) op = it->second;
     if (auto it = f.fields.find("seq"); it != f.fields.end() && seq.empty()) seq = it->second;
   }
-  if (waits.empty()) return std::nullopt;
   std::vector<int> absent;
   for (int r : known)
     if (!waiting.count(r)) absent.push_back(r);
@@ -276,18 +286,10 @@ std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSe
 // device or link fault anywhere and no peer named: most often the environment the library runs in
 // (interfaces, container devices and /dev/shm, library versions across ranks), not the hardware.
 std::optional<Localisation> library_error_without_fault(const Timeline& t, const RuleSet& rules) {
-  std::vector<size_t> errors;
-  std::set<std::string> hosts;
-  for (size_t i = 0; i < t.findings.size(); ++i) {
-    const Finding& f = t.findings[i];
-    const Rule& r = rules.rules[f.rule];
-    if (r.role == Role::context || r.role == Role::benign) continue;
-    if (r.role != Role::symptom || r.signal == Signal::error) return std::nullopt;
-    if (r.signal != Signal::library) continue;
-    errors.push_back(i);
-    hosts.insert(f.host);
-  }
+  std::vector<size_t> errors = only_signals(t, rules, Signal::library);
   if (errors.empty()) return std::nullopt;
+  std::set<std::string> hosts;
+  for (size_t i : errors) hosts.insert(t.findings[i].host);
   Localisation l;
   l.kind = "library-error-without-fault";
   l.category = "communication_library_error";

@@ -25,6 +25,14 @@ std::string str(simdjson::dom::element e) {
   return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string("null");
 }
 
+// A static workload (nodes, a 09:00-10:00 window, `extra` keys) and a files source over `paths`.
+std::string static_job(const test::TempDir& d, const std::string& nodes, const std::string& extra, const std::string& paths) {
+  d.file("job.toml", "id = \"9\"\nnodes = \"" + nodes + "\"\nstart = \"2025-03-14T09:00:00Z\"\n"
+                     "end = \"2025-03-14T10:00:00Z\"\n" + extra);
+  return d.file("a.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\n\n[[source]]\nname = \"l\"\n"
+                          "kind = \"files\"\npaths = [\"" + paths + "\"]\n");
+}
+
 }  // namespace
 
 TEST_CASE("first use: the README's ad-hoc example dates the Xid in 2025 and finds one root cause") {
@@ -130,12 +138,9 @@ TEST_CASE("first use: srun --label task ids are ranks and nodes only through the
   test::TempDir d;
   auto line = "3: RuntimeError: CUDA error: an illegal memory access was encountered\n";
   d.file("logs/job.out", line);
-  d.file("job.toml", "id = \"9\"\nnodes = \"n[1-2]\"\nstart = \"2025-03-14T09:00:00Z\"\nend = \"2025-03-14T10:00:00Z\"\n"
-                     "tasks_per_node = 2\n");
-  d.file("a.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\n\n[[source]]\nname = \"out\"\n"
-                   "kind = \"files\"\npaths = [\"logs/*.out\"]\n");
+  auto cfg = static_job(d, "n[1-2]", "tasks_per_node = 2\n", "logs/*.out");
   simdjson::dom::parser p;
-  auto with = run_cli("diagnose --config " + d.path() + "/a.toml --format json", false);
+  auto with = run_cli("diagnose --config " + cfg + " --format json", false);
   REQUIRE(with.exit_code == 0);
   auto root = parse(p, with.out)["root_causes"].at(0);
   CHECK(str(root["host"]) == "n2");
@@ -150,12 +155,9 @@ TEST_CASE("first use: srun --label task ids are ranks and nodes only through the
 TEST_CASE("first use: a static exit_code may be Slurm's code:signal; the report keeps both") {
   test::TempDir d;
   d.file("logs/n1/a.log", "2025-03-14T09:10:00Z n1 kernel: Out of memory: Killed process 42 (python3)\n");
-  d.file("job.toml", "id = \"9\"\nnodes = \"n1\"\nstart = \"2025-03-14T09:00:00Z\"\nend = \"2025-03-14T10:00:00Z\"\n"
-                     "exit_code = \"0:9\"\n");
-  d.file("a.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\n\n[[source]]\nname = \"l\"\n"
-                   "kind = \"files\"\npaths = [\"logs/{host}/*.log\"]\n");
+  auto cfg = static_job(d, "n1", "exit_code = \"0:9\"\n", "logs/{host}/*.log");
   simdjson::dom::parser p;
-  auto r = run_cli("diagnose --config " + d.path() + "/a.toml --format json", false);
+  auto r = run_cli("diagnose --config " + cfg + " --format json", false);
   REQUIRE(r.exit_code == 0);
   auto w = parse(p, r.out)["workload"];
   CHECK(int64_t(w["exit_code"]) == 0);
