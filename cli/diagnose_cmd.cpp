@@ -12,9 +12,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
-#include "core/diagnose.hpp"
-#include "core/progress.hpp"
-#include "core/render.hpp"
+#include "core/pipeline/diagnose.hpp"
+#include "core/base/progress.hpp"
+#include "core/report/render.hpp"
 
 namespace attribution::cli {
 namespace {

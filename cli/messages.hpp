@@ -2,7 +2,7 @@
 // The only place errors become text and exit codes.
 #include <string>
 
-#include "core/result.hpp"
+#include "core/base/result.hpp"
 
 namespace attribution::cli {
 

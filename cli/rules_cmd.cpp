@@ -17,15 +17,15 @@
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
-#include "core/json_writer.hpp"
-#include "core/line_prefix.hpp"
-#include "core/matcher.hpp"
-#include "core/rule_catalogue.hpp"
-#include "core/rule_lint.hpp"
-#include "core/rules.hpp"
-#include "core/config.hpp"
-#include "core/toml_util.hpp"
-#include "sources/line_buffer.hpp"
+#include "core/base/json_writer.hpp"
+#include "core/scan/line_prefix.hpp"
+#include "core/rules/matcher.hpp"
+#include "core/rules/rule_catalogue.hpp"
+#include "core/rules/rule_lint.hpp"
+#include "core/rules/rules.hpp"
+#include "core/pipeline/config.hpp"
+#include "core/base/toml_util.hpp"
+#include "core/scan/file_bytes.hpp"
 
 namespace attribution::cli {
 namespace {

@@ -4,12 +4,12 @@
 
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
-#include "core/collect.hpp"
-#include "core/rules.hpp"
-#include "core/workload.hpp"
-#include "sources/command.hpp"
-#include "sources/http.hpp"
-#include "sources/line_buffer.hpp"
+#include "core/pipeline/collect.hpp"
+#include "core/rules/rules.hpp"
+#include "core/pipeline/workload.hpp"
+#include "sources/transport/command.hpp"
+#include "sources/transport/http.hpp"
+#include "core/scan/file_bytes.hpp"
 
 namespace attribution::cli {
 namespace {

@@ -1,5 +1,5 @@
 # Reads DIR/*.toml and writes OUT: a C++ file holding every ruleset file as (name, text) so the binary needs no files.
-set(content "// Generated from rulesets/*.toml; do not edit.\n#include \"core/rules.hpp\"\nnamespace attribution {\nconst std::vector<EmbeddedRuleset>& builtin_rulesets() {\n  static const std::vector<EmbeddedRuleset> sets = {\n")
+set(content "// Generated from rulesets/*.toml; do not edit.\n#include \"core/rules/rules.hpp\"\nnamespace attribution {\nconst std::vector<EmbeddedRuleset>& builtin_rulesets() {\n  static const std::vector<EmbeddedRuleset> sets = {\n")
 file(GLOB FILES ${DIR}/*.toml)
 list(SORT FILES)
 foreach(f ${FILES})

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/timeline.hpp"
+#include "core/analysis/timeline.hpp"
 #include "tests/test_rules.hpp"
 
 namespace attribution::test {

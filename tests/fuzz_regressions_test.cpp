@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/toml_util.hpp"
+#include "core/base/toml_util.hpp"
 #include "tests/test_util.hpp"
 
 // Each target's entry point under its own name, so they all live in this one binary.

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <simdjson.h>
 
-#include "core/toml_util.hpp"
+#include "core/base/toml_util.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/test_util.hpp"
 

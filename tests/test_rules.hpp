@@ -2,7 +2,7 @@
 // A small ruleset for pipeline tests, independent of the built-in catalogue.
 #include <algorithm>
 
-#include "core/rules.hpp"
+#include "core/rules/rules.hpp"
 
 namespace attribution::test {
 

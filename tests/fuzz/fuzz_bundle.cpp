@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "core/bundle.hpp"
-#include "core/digest.hpp"
+#include "core/pipeline/bundle.hpp"
+#include "core/base/digest.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

@@ -1,6 +1,6 @@
 // attribution.toml: the config file, then the same text as a bundle's redacted config.
-#include "core/bundle.hpp"
-#include "core/config.hpp"
+#include "core/pipeline/bundle.hpp"
+#include "core/pipeline/config.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

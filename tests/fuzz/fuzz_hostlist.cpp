@@ -1,5 +1,5 @@
 // Slurm hostlist expressions, from the command line, workload files and scheduler answers.
-#include "core/hostlist.hpp"
+#include "core/base/hostlist.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

@@ -1,7 +1,7 @@
 // kubeconfig files: the small YAML subset kube_yaml reads.
 #include <algorithm>
 
-#include "sources/kube_yaml.hpp"
+#include "sources/transport/kube_yaml.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

@@ -1,6 +1,6 @@
 // Kubernetes API answers: Kueue workloads, pods, events, Status errors, times.
 // The first byte picks the parser so one corpus covers them all.
-#include "sources/kueue_parse.hpp"
+#include "sources/kueue/kueue_parse.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

@@ -1,6 +1,6 @@
 // Log line prefixes and their times: every line of every log goes through these.
-#include "core/line_prefix.hpp"
-#include "core/time.hpp"
+#include "core/scan/line_prefix.hpp"
+#include "core/base/time.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

@@ -1,5 +1,5 @@
 // Loki /loki/api/v1/query_range answers.
-#include "sources/loki.hpp"
+#include "sources/loki/loki.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

@@ -1,5 +1,5 @@
 // Prometheus /api/v1/query_range answers.
-#include "sources/prometheus.hpp"
+#include "sources/prometheus/prometheus.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

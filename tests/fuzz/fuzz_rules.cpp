@@ -1,5 +1,5 @@
 // Rule files: TOML, then every pattern compiled with RE2.
-#include "core/rules.hpp"
+#include "core/rules/rules.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

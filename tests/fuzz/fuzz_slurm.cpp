@@ -1,6 +1,6 @@
 // Every Slurm answer parser: sacct/squeue/slurmrestd JSON, scontrol text, sinfo -R, sacctmgr events.
 // The first byte picks the parser so one corpus covers them all.
-#include "sources/slurm_parse.hpp"
+#include "sources/slurm/slurm_parse.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

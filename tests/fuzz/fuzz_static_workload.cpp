@@ -1,5 +1,5 @@
 // The static workload file (id, nodes as a hostlist, start/end times).
-#include "sources/static_workload.hpp"
+#include "sources/static/static_workload.hpp"
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace attribution;

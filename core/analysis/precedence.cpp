@@ -1,0 +1,431 @@
+#include "core/analysis/precedence.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace attribution {
+namespace {
+
+bool same_gpu(const Finding& a, const Finding& b) {
+  if (!a.pci.empty() && !b.pci.empty()) return a.pci == b.pci;
+  if (a.gpu >= 0 && b.gpu >= 0) return a.gpu == b.gpu;
+  return true;  // one side does not know its GPU: the host decides
+}
+
+// One machine: the same named host, or no host named on either side but the same file.
+bool same_host(const Finding& a, const Finding& b) {
+  if (!a.host.empty() || !b.host.empty()) return a.host == b.host;
+  return a.file >= 0 && a.file == b.file;
+}
+
+bool in_scope(Scope s, const Finding& c, const Finding& f) {
+  switch (s) {
+    case Scope::gpu: return same_host(c, f) && same_gpu(c, f);
+    case Scope::host: return same_host(c, f);
+    case Scope::job: return true;
+    case Scope::peer: return (!c.host.empty() && f.peer == c.host) || same_host(c, f);
+  }
+  return false;
+}
+
+std::string human(Micros d) {
+  if (d % (3600 * kMicrosPerSecond) == 0) return fmt::format("{}h", d / (3600 * kMicrosPerSecond));
+  if (d % (60 * kMicrosPerSecond) == 0) return fmt::format("{}m", d / (60 * kMicrosPerSecond));
+  return fmt::format("{}s", d / kMicrosPerSecond);
+}
+
+}  // namespace
+
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why) {
+  const Rule& cr = rules.rules[c.rule];
+  const Rule& fr = rules.rules[f.rule];
+  // Of the entries that hold, the narrowest scope is the best explanation: gpu, host, peer, job.
+  const Explain* best = nullptr;
+  auto narrowness = [](Scope s) { return s == Scope::gpu ? 0 : s == Scope::host ? 1 : s == Scope::peer ? 2 : 3; };
+  bool timed = !c.time_inferred && !f.time_inferred;
+  for (const Explain& e : cr.explains) {
+    if (!selector_matches(e.what, fr) || !in_scope(e.scope, c, f)) continue;
+    if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
+    if (!best || narrowness(e.scope) < narrowness(best->scope)) best = &e;
+  }
+  if (!best) return false;
+  if (why)
+    *why = timed ? fmt::format("{} explains {} ({} scope, within {})", cr.id, fr.id, to_string(best->scope), human(best->within))
+                 : fmt::format("{} explains {} ({} scope; a time is inferred, so roles decide)", cr.id, fr.id,
+                               to_string(best->scope));
+  return true;
+}
+
+namespace {
+
+// Ranking of causes: the job's own nodes first, then higher priority, then one whose host is known,
+// earlier, then host, GPU, rule id.
+auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
+  const Finding& f = t.findings[i];
+  const Rule& r = rules.rules[f.rule];
+  return std::make_tuple(f.unlisted, -r.priority, f.host.empty(), f.time_inferred, f.first_seen, std::cref(f.host),
+                         std::cref(f.pci), std::cref(r.id), i);
+}
+
+// Two causes are one fault reported twice: the same rule on the same host (GPU and rank agreeing
+// where both know them); or the same category on the same host and GPU (a kernel Xid 74 line and
+// DCGM's NVLink CRC counter), or where one side does not know its host (slurmstepd's "oom_kill
+// event" and the kernel's OOM kill line).
+bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
+  const Rule& ra = rules.rules[a.rule];
+  const Rule& rb = rules.rules[b.rule];
+  // A copy without its host (a pasted excerpt) is the same fault as one that names it.
+  if (a.rule == b.rule)
+    return (same_host(a, b) || a.host.empty() != b.host.empty()) && same_gpu(a, b) &&
+           (a.rank < 0 || b.rank < 0 || a.rank == b.rank);
+  if (ra.category != rb.category || ra.category.empty()) return false;
+  return a.host.empty() != b.host.empty() || (same_host(a, b) && same_gpu(a, b));
+}
+
+std::optional<Localisation> hang_minority(const Timeline& t) {
+  // Ranks stuck in a collective report its sequence number; the rank(s) at a different one are behind.
+  std::map<int, std::pair<long, size_t>> seq_by_rank;  // rank -> (highest seq, finding)
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    auto it = f.fields.find("seq");
+    if (it == f.fields.end() || f.rank < 0) continue;
+    long seq = std::atol(it->second.c_str());
+    auto [pos, fresh] = seq_by_rank.try_emplace(f.rank, seq, i);
+    if (!fresh && seq > pos->second.first) pos->second = {seq, i};
+  }
+  if (seq_by_rank.size() < 3) return std::nullopt;
+  std::map<long, std::vector<int>> ranks_at;
+  for (const auto& [rank, v] : seq_by_rank) ranks_at[v.first].push_back(rank);
+  if (ranks_at.size() < 2) return std::nullopt;
+  auto mode = std::max_element(ranks_at.begin(), ranks_at.end(),
+                               [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+  // The minority: ranks behind the others, fewer than a third of the reporting ranks.
+  auto lowest = ranks_at.begin();
+  if (lowest == mode || lowest->second.size() * 3 > seq_by_rank.size()) return std::nullopt;
+  Localisation l;
+  l.kind = "hang-minority";
+  l.category = "collective_hang_straggler";
+  l.family = "unknown";
+  l.blame = "unknown";
+  l.rank = lowest->second.front();
+  const Finding& f = t.findings[seq_by_rank[l.rank].second];
+  l.host = f.host;
+  l.title = fmt::format("Rank {} is behind: at collective sequence {} while {} ranks are at {}", l.rank,
+                        lowest->first, mode->second.size(), mode->first);
+  l.detail = fmt::format("ranks behind: {}", fmt::join(lowest->second, ", "));
+  for (int r : lowest->second) l.findings.push_back(seq_by_rank[r].second);
+  l.findings.push_back(seq_by_rank[mode->second.front()].second);
+  return l;
+}
+
+std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w) {
+  std::map<std::string, std::pair<int64_t, std::vector<size_t>>> named;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    if (f.peer.empty() || f.peer == f.host) continue;
+    auto& n = named[f.peer];
+    n.first += f.count;
+    n.second.push_back(i);
+  }
+  if (named.empty()) return std::nullopt;
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [peer, v] : named) order.emplace_back(-v.first, peer);
+  std::sort(order.begin(), order.end());
+  int64_t top = -order[0].first;
+  int64_t second = order.size() > 1 ? -order[1].first : 0;
+  if (top < 2 || top <= 2 * second) return std::nullopt;  // no clear convergence
+  Localisation l;
+  l.kind = "converging-peer";
+  l.category = "peer_unreachable";
+  l.family = "unknown";
+  l.blame = "unknown";
+  l.host = order[0].second;
+  bool known = std::find(w.nodes.begin(), w.nodes.end(), l.host) != w.nodes.end() || w.nodes.empty();
+  l.title = fmt::format("Peers' network errors converge on {}{}", l.host, known ? "" : " (an address not mapped to a node)");
+  l.detail = fmt::format("{} error line(s) name {}; the next most named peer has {}", top, l.host, second);
+  const auto& idx = named[l.host].second;
+  l.findings.assign(idx.begin(), idx.begin() + std::min<size_t>(idx.size(), 5));
+  return l;
+}
+
+std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rules) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    const Rule& r = rules.rules[f.rule];
+    bool is_exit = r.category == "first_failure" || f.fields.count("exit_code");
+    if (!is_exit || f.time_inferred) continue;
+    if (!best || f.first_seen < t.findings[*best].first_seen) best = i;
+  }
+  if (!best) return std::nullopt;
+  const Finding& f = t.findings[*best];
+  Localisation l;
+  l.kind = "first-failure";
+  l.category = "first_failure";
+  l.family = "unknown";
+  l.host = f.host;
+  l.rank = f.rank;
+  auto ec = f.fields.find("exit_code");
+  int code = ec == f.fields.end() ? 0 : std::atoi(ec->second.c_str());
+  // Exit code 1 is a Python exception's; a signal says nothing about whose fault it was.
+  l.blame = code == 1 ? "application" : "unknown";
+  if (code == 1) l.family = "application";
+  l.title = ec == f.fields.end()
+                ? fmt::format("First process failure on {}", f.host.empty() ? "an unknown host" : f.host)
+                : fmt::format("First process failure on {}{} with exit code {}", f.host.empty() ? "an unknown host" : f.host,
+                              f.rank >= 0 ? fmt::format(" (rank {})", f.rank) : "", code);
+  l.detail = "the earliest process exit seen; no fault signature explains it";
+  l.findings.push_back(*best);
+  return l;
+}
+
+// The rule's `repeated` reading holds when its findings on the root's GPU come from enough distinct
+// processes and no other GPU of the job shows the rule: one bad GPU, not the application everywhere.
+std::string repeated_on_one_gpu(const Timeline& t, const RuleSet& rules, size_t root) {
+  const auto& F = t.findings;
+  const Finding& r = F[root];
+  const Rule& rule = rules.rules[r.rule];
+  if (!rule.repeated || r.host.empty() || (r.pci.empty() && r.gpu < 0)) return "";
+  std::set<int64_t> pids;
+  for (const Finding& f : F) {
+    if (f.rule != r.rule) continue;
+    if (f.host != r.host || !same_gpu(f, r)) return "";
+    if (f.pid >= 0) pids.insert(f.pid);
+  }
+  if (static_cast<int>(pids.size()) < rule.repeated->processes) return "";
+  return fmt::format("{} processes (pid {}) hit it on this GPU, and no other GPU of the job shows it: NVIDIA's catalogue "
+                     "reads a repeat on one GPU as a hardware suspect",
+                     pids.size(), fmt::join(pids, ", "));
+}
+
+// A root cause's host: the peer when several machines report a weak cause about their links to it;
+// else its own; else the one peer that every symptom it explains names, if they all name the same
+// one (a dead node is named by the peers that lost it).
+std::string host_from_peers(const Timeline& t, const RuleSet& rules, const RootCause& r) {
+  const Finding& f = t.findings[r.finding];
+  // A weak cause about a link to a peer that several machines report: the peer is the suspect.
+  if (rules.rules[f.rule].fallback && !f.peer.empty()) {
+    std::set<std::string> reporters;
+    for (const Finding& g : t.findings)
+      if (g.rule == f.rule && g.peer == f.peer && !g.host.empty()) reporters.insert(g.host);
+    if (reporters.size() >= 2) return f.peer;
+  }
+  if (!f.host.empty()) return f.host;
+  std::set<std::string> peers;
+  for (size_t i : r.explained)
+    if (!t.findings[i].peer.empty()) peers.insert(t.findings[i].peer);
+  return peers.size() == 1 ? *peers.begin() : std::string();
+}
+
+// The findings whose symptoms carry `want`, when every error of the job is a symptom with a signal
+// (timeouts, teardowns, the library's own errors): nothing points at a device, a link or a host.
+// Empty when some error says more.
+std::vector<size_t> only_signals(const Timeline& t, const RuleSet& rules, Signal want) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Rule& r = rules.rules[t.findings[i].rule];
+    if (r.role == Role::context || r.role == Role::benign) continue;
+    if (r.role != Role::symptom || r.signal == Signal::error) return {};
+    if (r.signal == want) out.push_back(i);
+  }
+  return out;
+}
+
+// Every error is a rank that gave up waiting for its peers (a collective or barrier timeout) or a
+// process ending after it, and no node shows a fault: a rank was busy outside the collective.
+std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSet& rules) {
+  std::vector<size_t> waits = only_signals(t, rules, Signal::timeout);
+  if (waits.empty()) return std::nullopt;
+  std::set<int> waiting, known;
+  std::map<int, std::string> host_of;
+  for (const Finding& f : t.findings)
+    if (f.rank >= 0) {
+      known.insert(f.rank);
+      if (!f.host.empty()) host_of.emplace(f.rank, f.host);
+    }
+  std::string op, seq;
+  for (size_t i : waits) {
+    const Finding& f = t.findings[i];
+    if (f.rank >= 0) waiting.insert(f.rank);
+    if (auto it = f.fields.find("op"); it != f.fields.end() && op.empty()) op = it->second;
+    if (auto it = f.fields.find("seq"); it != f.fields.end() && seq.empty()) seq = it->second;
+  }
+  std::vector<int> absent;
+  for (int r : known)
+    if (!waiting.count(r)) absent.push_back(r);
+  Localisation l;
+  l.kind = "waited-without-fault";
+  l.category = "rank_stuck_outside_collective";
+  l.family = "application";
+  l.blame = "application";
+  std::string what = op.empty() ? "a collective" : fmt::format("a collective ({}{})", op, seq.empty() ? "" : ", seq " + seq);
+  if (absent.size() == 1 && !waiting.empty()) {
+    l.rank = absent.front();
+    if (auto it = host_of.find(l.rank); it != host_of.end()) l.host = it->second;
+    l.title = fmt::format("Rank {} never joined {} that ranks {} waited in until the timeout", l.rank, what,
+                          fmt::join(waiting, ","));
+  } else {
+    l.title = fmt::format("{} rank(s) waited in {} until the timeout, and no node shows a fault",
+                          waiting.empty() ? std::string("The") : std::to_string(waiting.size()), what);
+  }
+  l.detail = "no hardware, network or host fault was found: the usual cause is a rank busy outside the collective "
+             "(data loading or preprocessing, evaluation or checkpointing on one rank, another code path), or work "
+             "that takes longer than the process group's timeout";
+  l.action = "Look at what the rank that did not time out was doing then (its own log, a py-spy dump of it): move "
+             "long single-rank work (evaluation, preprocessing, checkpoint saving) out of the collective path or make "
+             "every rank take the same path; raise the process group timeout only if the work is legitimately that slow.";
+  for (size_t i = 0; i < waits.size() && l.findings.size() < 5; ++i) l.findings.push_back(waits[i]);
+  return l;
+}
+
+// Every error is the communication library's own (a system, internal or CUDA error in NCCL) with no
+// device or link fault anywhere and no peer named: most often the environment the library runs in
+// (interfaces, container devices and /dev/shm, library versions across ranks), not the hardware.
+std::optional<Localisation> library_error_without_fault(const Timeline& t, const RuleSet& rules) {
+  std::vector<size_t> errors = only_signals(t, rules, Signal::library);
+  if (errors.empty()) return std::nullopt;
+  std::set<std::string> hosts;
+  for (size_t i : errors) hosts.insert(t.findings[i].host);
+  Localisation l;
+  l.kind = "library-error-without-fault";
+  l.category = "communication_library_error";
+  l.family = "configuration";
+  l.blame = "unknown";
+  if (hosts.size() == 1) l.host = *hosts.begin();
+  const Finding& first = t.findings[errors.front()];
+  l.rank = first.rank;
+  l.title = fmt::format("NCCL reported errors of its own ({}) and no node shows a device or link fault",
+                        rules.rules[first.rule].title);
+  l.detail = "the usual causes are the environment NCCL runs in: the network interface it picks (NCCL_SOCKET_IFNAME), "
+             "devices or /dev/shm missing in a container, different NCCL or CUDA versions across ranks";
+  l.action = "Rerun with NCCL_DEBUG=INFO (NCCL_DEBUG_SUBSYS=INIT,NET) and read the first WARN line: check the interface and "
+             "address NCCL chose on each node, the container's devices and /dev/shm size, and that every rank runs the same "
+             "NCCL, CUDA and driver.";
+  for (size_t i = 0; i < errors.size() && l.findings.size() < 5; ++i) l.findings.push_back(errors[i]);
+  return l;
+}
+
+}  // namespace
+
+Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Workload& w) {
+  Diagnosis d;
+  const auto& F = t.findings;
+  // Fallback causes count only when no other cause is there; otherwise they read as symptoms.
+  std::vector<size_t> causes, fallbacks;
+  for (size_t i = 0; i < F.size(); ++i)
+    if (rules.rules[F[i].rule].role == Role::cause) (rules.rules[F[i].rule].fallback ? fallbacks : causes).push_back(i);
+  if (causes.empty()) causes.swap(fallbacks);
+  auto is_cause = [&](size_t i) { return std::binary_search(causes.begin(), causes.end(), i); };
+
+  // Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better;
+  // and a repeat of the same fault (below) is demoted to its best-ranked occurrence.
+  std::map<size_t, size_t> demoted_by;
+  std::map<size_t, std::string> demote_why;
+  std::set<size_t> repeats;  // demoted as the same fault, not as a consequence
+  for (size_t c : causes) {
+    std::optional<size_t> best;
+    std::string best_why;
+    for (size_t dd : causes) {
+      if (dd == c) continue;
+      std::string why;
+      if (same_fault(F[dd], F[c], rules)) {
+        if (cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
+        why = fmt::format("the same fault as {} on {}, reported again", rules.rules[F[dd].rule].id,
+                          F[dd].host.empty() ? "an unidentified host" : F[dd].host);
+      } else if (!explains(F[dd], F[c], rules, &why)) {
+        continue;
+      }
+      if (explains(F[c], F[dd], rules, nullptr) && cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
+      if (!best || cause_rank(t, rules, dd) < cause_rank(t, rules, *best)) best = dd, best_why = why;
+    }
+    if (best) {
+      demoted_by[c] = *best;
+      demote_why[c] = best_why;
+      if (same_fault(F[*best], F[c], rules)) repeats.insert(c);
+    }
+  }
+  // Follow chains to a root; a cycle resolves to its best-ranked member.
+  auto root_of = [&](size_t c) {
+    std::vector<size_t> path{c};
+    std::set<size_t> seen{c};
+    while (demoted_by.count(path.back())) {
+      size_t n = demoted_by[path.back()];
+      if (!seen.insert(n).second) {
+        auto first = std::find(path.begin(), path.end(), n);
+        return *std::min_element(first, path.end(), [&](size_t a, size_t b) {
+          return cause_rank(t, rules, a) < cause_rank(t, rules, b);
+        });
+      }
+      path.push_back(n);
+    }
+    return path.back();
+  };
+  std::set<size_t> root_set;
+  for (size_t c : causes) root_set.insert(root_of(c));
+  std::vector<size_t> roots(root_set.begin(), root_set.end());
+  std::sort(roots.begin(), roots.end(),
+            [&](size_t a, size_t b) { return cause_rank(t, rules, a) < cause_rank(t, rules, b); });
+  std::map<size_t, size_t> root_index;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    d.roots.push_back(RootCause{roots[i], {}, repeated_on_one_gpu(t, rules, roots[i])});
+    root_index[roots[i]] = i;
+  }
+
+  // Symptoms and secondary causes join the earliest root that accounts for them.
+  for (size_t i = 0; i < F.size(); ++i) {
+    Role role = rules.rules[F[i].rule].role;
+    if (role == Role::context || root_set.count(i)) continue;
+    if (role != Role::symptom && role != Role::cause) continue;
+    Link link{i, std::nullopt, ""};
+    if (role == Role::cause && is_cause(i)) {
+      size_t r = root_of(i);
+      link.root = root_index[r];
+      link.why = demote_why[i];
+      link.same_fault = repeats.count(i) > 0 && demoted_by[i] == r;
+    } else {
+      // A consequence that names its cause ("Xid 45 ... caused by previous Xid 149") joins a cause
+      // with that Xid first; otherwise the earliest root that explains it.
+      auto named = [&](size_t c) {
+        auto want = F[i].fields.find("cause_xid");
+        auto have = F[c].fields.find("xid");
+        return want != F[i].fields.end() && have != F[c].fields.end() && want->second == have->second;
+      };
+      std::optional<size_t> best_root;
+      bool best_named = false;
+      for (size_t c : causes) {
+        std::string why;
+        if (!explains(F[c], F[i], rules, &why)) continue;
+        size_t r = root_of(c);
+        const Finding& rf = F[r];
+        bool is_named = named(c);
+        if (!best_root || (is_named && !best_named) ||
+            (is_named == best_named &&
+             std::tie(rf.time_inferred, rf.first_seen, root_index[r]) <
+                 std::tie(F[roots[*best_root]].time_inferred, F[roots[*best_root]].first_seen, *best_root))) {
+          best_named = is_named;
+          best_root = root_index[r];
+          link.why = c == r ? why : fmt::format("{}, which {} accounts for", why, rules.rules[F[r].rule].id);
+        }
+      }
+      link.root = best_root;
+    }
+    if (link.root) d.roots[*link.root].explained.push_back(i);
+    d.links.push_back(std::move(link));
+  }
+
+  for (RootCause& r : d.roots) r.host = host_from_peers(t, rules, r);
+  if (d.roots.empty()) {
+    d.localisation = hang_minority(t);
+    if (!d.localisation) d.localisation = converging_peer(t, w);
+    if (!d.localisation) d.localisation = waited_without_fault(t, rules);
+    if (!d.localisation) d.localisation = library_error_without_fault(t, rules);
+    if (!d.localisation) d.localisation = first_failure(t, rules);
+  }
+  return d;
+}
+
+}  // namespace attribution

@@ -1,0 +1,52 @@
+#pragma once
+// Pass 6: root cause and symptom (docs/architecture.md, precedence). A cause that another cause explains is secondary;
+// each symptom joins the earliest root cause that explains it; with no cause, residual
+// localisation (hang minority, converging peer, first failure) names a suspect with low confidence.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/model.hpp"
+#include "core/rules/rules.hpp"
+#include "core/analysis/timeline.hpp"
+
+namespace attribution {
+
+constexpr Micros kClockSkew = 5 * kMicrosPerSecond;  // hosts' clocks may disagree this much
+
+struct RootCause {
+  size_t finding = 0;             // index into the timeline
+  std::vector<size_t> explained;  // symptoms and secondary causes it accounts for
+  std::string repeated;           // why the rule's `repeated` reading applies; empty when it does not
+  std::string host;               // its host: the finding's, else the one peer its symptoms name
+};
+
+struct Link {
+  size_t finding = 0;
+  std::optional<size_t> root;  // index into Diagnosis::roots
+  std::string why;             // "rule xid.79 explains xid.45 (scope gpu, within 5m)"
+  bool same_fault = false;     // the root's own fault, seen by another rule or source
+};
+
+struct Localisation {
+  std::string kind;  // hang-minority | converging-peer | waited-without-fault | library-error-without-fault | first-failure
+  std::string category;  // outcome category
+  std::string family, blame, title, detail;
+  std::string action;  // empty: inspect the suspect's logs
+  std::string host;
+  int rank = -1;
+  std::vector<size_t> findings;  // supporting evidence
+};
+
+struct Diagnosis {
+  std::vector<RootCause> roots;  // top first: priority desc, first seen, host, GPU, rule id
+  std::vector<Link> links;       // every symptom and secondary cause, timeline order
+  std::optional<Localisation> localisation;  // only when there is no root cause
+};
+
+Diagnosis resolve_precedence(const Timeline& timeline, const RuleSet& rules, const Workload& workload);
+
+// Whether cause `c` explains finding `f`; fills `why` when it does.
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why);
+
+}  // namespace attribution

@@ -1,0 +1,178 @@
+#include <catch2/catch.hpp>
+
+#include "core/analysis/precedence.hpp"
+#include "core/analysis/timeline.hpp"
+#include "tests/finding_builder.hpp"
+
+using namespace attribution;
+
+using namespace attribution::test;
+
+TEST_CASE("hardware fault on one node: peers' NCCL errors and timeouts are its symptoms") {
+  Builder b;
+  b.add("t.xid79", "node3", kT0 + 10 * kMin, -1, "0000:b9:00.0");
+  b.add("t.xid45", "node3", kT0 + 10 * kMin + kMicrosPerSecond, -1, "0000:b9:00.0");
+  for (int r = 0; r < 4; ++r) {
+    std::string host = "node" + std::to_string(r + 1);
+    b.add("t.nccl-peer", host.c_str(), kT0 + 11 * kMin, r * 8);
+    b.add("t.watchdog", host.c_str(), kT0 + 20 * kMin, r * 8).fields["seq"] = "42";
+  }
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(b.rule_of(t, d.roots[0].finding).id == "t.xid79");
+  CHECK(t.findings[d.roots[0].finding].host == "node3");
+  CHECK(d.roots[0].explained.size() == 9);
+  for (const auto& l : d.links) {
+    CHECK(l.root == std::optional<size_t>(0));
+    CHECK_FALSE(l.why.empty());
+  }
+  CHECK_FALSE(d.localisation);
+}
+
+TEST_CASE("a symptom before the fault (beyond clock skew) is not explained by it") {
+  Builder b;
+  b.add("t.nccl-peer", "node1", kT0, 0);
+  b.add("t.xid79", "node3", kT0 + 10 * kMin, -1, "0000:b9:00.0");
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.links.size() == 1);
+  CHECK_FALSE(d.links[0].root);
+}
+
+TEST_CASE("Xid 45 on another GPU is not explained at gpu scope") {
+  Builder b;
+  b.add("t.xid79", "node3", kT0, -1, "0000:b9:00.0");
+  b.add("t.xid45", "node3", kT0 + kMicrosPerSecond, -1, "0000:18:00.0");
+  auto t = b.timeline();
+  // xid45 is a symptom: the job-scope role:symptom entry still explains it.
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.links.size() == 1);
+  CHECK(d.links[0].why.find("job scope") != std::string::npos);
+}
+
+TEST_CASE("a cause explained by another cause is not a root cause") {
+  Builder b;
+  b.add("t.xid79", "node2", kT0, -1, "0000:18:00.0");
+  b.add("t.cuda-illegal", "node2", kT0 + kMin, 9, "", true);  // the dying rank's CUDA error, no own time
+  b.add("t.watchdog", "node1", kT0 + 10 * kMin, 0);
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(b.rule_of(t, d.roots[0].finding).id == "t.xid79");
+  bool secondary = false;
+  for (const auto& l : d.links)
+    if (b.rule_of(t, l.finding).id == "t.cuda-illegal") {
+      secondary = true;
+      CHECK(l.root == std::optional<size_t>(0));
+      CHECK(l.why.find("roles decide") != std::string::npos);
+    }
+  CHECK(secondary);
+}
+
+TEST_CASE("an application fault on one rank is blamed on the application / not the fabric") {
+  Builder b;
+  b.add("t.cuda-illegal", "node2", kT0, 13, "", true);
+  for (int r = 0; r < 32; ++r)
+    if (r != 13) b.add("t.watchdog", ("node" + std::to_string(r / 8 + 1)).c_str(), kT0 + 10 * kMin, r);
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  const Rule& r = b.rule_of(t, d.roots[0].finding);
+  CHECK(r.blame == "application");
+  CHECK(d.roots[0].explained.size() == 31);
+}
+
+TEST_CASE("independent causes are all reported / higher priority first") {
+  Builder b;
+  b.add("t.cuda-illegal", "node1", kT0, 0);
+  b.add("t.xid79", "node4", kT0 + 5 * kMin, -1, "0000:b9:00.0");
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 2);
+  CHECK(b.rule_of(t, d.roots[0].finding).id == "t.xid79");
+}
+
+TEST_CASE("no cause: the minority rank in a hang is localised") {
+  Builder b;
+  for (int r = 0; r < 16; ++r)
+    b.add("t.watchdog", ("node" + std::to_string(r / 8 + 1)).c_str(), kT0, r).fields["seq"] = r == 11 ? "41" : "42";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  CHECK(d.roots.empty());
+  REQUIRE(d.localisation);
+  CHECK(d.localisation->kind == "hang-minority");
+  CHECK(d.localisation->rank == 11);
+  CHECK(d.localisation->host == "node2");
+}
+
+TEST_CASE("no cause: the peer most named by connection errors is localised") {
+  Builder b;
+  for (int i = 0; i < 6; ++i) b.add("t.nccl-peer", "node1", kT0 + i * kMicrosPerSecond, i).peer = "node4";
+  b.add("t.nccl-peer", "node4", kT0, 30).peer = "node1";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.localisation);
+  CHECK(d.localisation->kind == "converging-peer");
+  CHECK(d.localisation->host == "node4");
+}
+
+TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the application") {
+  Builder b;
+  auto& f1 = b.add("t.first-failure", "node2", kT0 + 2 * kMin, 9);
+  f1.fields["exit_code"] = "1";
+  auto& f2 = b.add("t.first-failure", "node1", kT0 + 5 * kMin, 0);
+  f2.fields["exit_code"] = "-6";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.localisation);
+  CHECK(d.localisation->kind == "first-failure");
+  CHECK(d.localisation->host == "node2");
+  CHECK(d.localisation->blame == "application");
+}
+
+TEST_CASE("Xid 45 that names its cause joins that Xid even when another fault came first") {
+  Builder b;
+  b.add("t.xid79", "node3", kT0, -1, "0000:b9:00.0").fields["xid"] = "79";
+  b.add("t.cuda-illegal", "node3", kT0 + kMicrosPerSecond, 5, "0000:b9:00.0");  // an independent root on the same host
+  auto& x45 = b.add("t.xid45", "node3", kT0 + 2 * kMicrosPerSecond, -1, "0000:b9:00.0");
+  x45.fields["cause_xid"] = "79";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  for (const auto& l : d.links)
+    if (b.rule_of(t, l.finding).id == "t.xid45") {
+      REQUIRE(l.root);
+      CHECK(b.rule_of(t, d.roots[*l.root].finding).id == "t.xid79");
+    }
+}
+
+TEST_CASE("Xid 13 from several processes on one GPU, and no other GPU, is read as a hardware suspect") {
+  Builder b;
+  auto xid13 = [&](const char* host, Micros t, const char* pci, int64_t pid) { b.add("t.xid13", host, t, -1, pci).pid = pid; };
+  // Each root's `repeated` reading, in root order.
+  auto readings = [&] {
+    auto t = b.timeline();
+    std::vector<std::string> out;
+    for (const auto& r : resolve_precedence(t, b.rules, b.w).roots) out.push_back(r.repeated);
+    return out;
+  };
+  SECTION("two processes (a restart) on one GPU") {
+    xid13("node2", kT0, "0000:cb:00.0", 4100);
+    xid13("node2", kT0 + 20 * kMin, "0000:cb:00.0", 5200);
+    auto r = readings();
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].find("2 processes (pid 4100, 5200)") != std::string::npos);
+  }
+  SECTION("one process, however many lines") {
+    for (int i = 0; i < 5; ++i) xid13("node2", kT0 + i * 10 * kMin, "0000:cb:00.0", 4100);
+    CHECK(readings() == std::vector<std::string>{""});
+  }
+  SECTION("another GPU shows it too: the application, wherever it runs") {
+    xid13("node2", kT0, "0000:cb:00.0", 4100);
+    xid13("node2", kT0 + 20 * kMin, "0000:cb:00.0", 5200);
+    xid13("node3", kT0 + 21 * kMin, "0000:cb:00.0", 6300);
+    auto r = readings();
+    REQUIRE_FALSE(r.empty());
+    for (const auto& reading : r) CHECK(reading.empty());
+  }
+}

@@ -1,0 +1,108 @@
+#pragma once
+// The facts passed between passes: workload, coverage, evidence and findings.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/time.hpp"
+
+namespace attribution {
+
+struct Window {
+  Micros start = 0, end = 0;
+  bool contains(Micros t) const { return t >= start && t <= end; }
+};
+
+// A fact the scheduler states about the workload, as a line the rules read (stream "scheduler").
+struct SchedulerFact {
+  Micros time = 0;
+  std::string text;    // e.g. "slurm job 12 state NODE_FAIL reason NodeDown exit_code 0 ..."
+  std::string origin;  // the command or URL it came from
+};
+
+struct Workload {
+  std::string id, scheduler, name, user, state;
+  std::optional<int> exit_code;
+  std::optional<int> exit_signal;     // Slurm's "code:signal" second part, when given
+  std::optional<int> tasks_per_node;  // the launch layout: srun task t runs on nodes[t / tasks_per_node]
+  std::vector<std::string> nodes;  // expanded, in the scheduler's order
+  std::optional<Micros> start, end;
+  Window window;                    // [start - before, end + after]
+  std::vector<SchedulerFact> facts;  // the scheduler's account of the job's fate
+  std::vector<std::string> log_paths;  // the job's own output files (Slurm StdOut/StdErr)
+  // Kueue: the workload's pods, for the `kubernetes` pod-log source (node short name; containers
+  // whose restart count is above zero also have a previous instance's log).
+  struct Pod {
+    std::string ns, name, node;
+    std::vector<std::string> containers, restarted;
+  };
+  std::vector<Pod> pods;
+  std::string workdir;
+  // What the scheduler answered only in part (an unknown schema version, a missing node list):
+  // the scheduler's sources[] entry is then partial and says so.
+  std::vector<std::string> problems;
+  bool window_known = false;        // false: --logs without --start/--end until the scan derives it
+};
+
+enum class SourceStatus { ok, partial, empty, error, skipped };
+std::string_view to_string(SourceStatus s);
+// "3 problem(s); first: ..." for a partial source's reason.
+std::string problems_summary(const std::vector<std::string>& problems);
+
+// What every configured source reports about itself, whatever happens.
+struct SourceCoverage {
+  std::string name, kind;
+  SourceStatus status = SourceStatus::ok;
+  std::string reason;
+  int64_t records = 0;  // matched log lines kept
+  int64_t bytes = 0;
+  int64_t files = 0;
+  std::vector<std::string> hosts_covered;
+  int64_t hosts_expected = 0;
+  std::vector<std::string> problems;  // per-file reasons (unreadable, binary, ...)
+  int64_t lines_not_kept = 0;  // matching lines past the findings bound (counted, not kept)
+};
+
+struct Evidence {
+  Micros time = 0;
+  bool time_inferred = false;
+  std::string source;    // source name
+  std::string host;
+  int rank = -1;
+  std::string location;  // path:line
+  std::string text;      // the line (sanitised, truncated)
+  bool cut = false;      // the line was longer than the report keeps (kMaxEvidenceText)
+  std::map<std::string, std::string> captures;  // the rule's named groups on this line (sanitised)
+};
+
+// One rule hit, or a burst of them folded together.
+struct Finding {
+  int rule = -1;  // index into RuleSet::rules
+  std::string host, pci, peer;
+  int gpu = -1, rank = -1;  // gpu: the NVML index (nvidia-smi, DCGM), not a process's CUDA ordinal
+  int64_t pid = -1;         // the process that printed the line (NCCL host:pid:tid), a join key
+  Micros first_seen = 0, last_seen = 0;
+  bool time_inferred = false;
+  bool host_named = false;  // the host comes from the line's words (a `host` capture), not its prefix or path
+  int64_t count = 1;
+  std::map<std::string, std::string> fields;  // the named captures later passes read (kept_capture)
+  std::vector<Evidence> evidence;             // first, and last when folded
+  size_t input_order = 0;  // position in the scan's output (source order): equal lines keep the first
+  // The collected file the lines come from: findings of one file share a host for scope and
+  // de-duplication even when no line names it (one fault must not split into several).
+  int64_t file = -1;
+  bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
+};
+
+// The captures read after the scan: ip and alias (timeline: another name of the finding's host), comm
+// (the process a line names, for the report), seq, exit_code, xid and cause_xid (precedence).
+// The scan keeps only these; the others have done their work there (host, rank, gpu, pci, busid,
+// peer, time) or are checked by samples only, and a 1,000-node job holds tens of thousands of findings.
+inline bool kept_capture(std::string_view name) {
+  return name == "ip" || name == "alias" || name == "seq" || name == "exit_code" || name == "xid" || name == "cause_xid" ||
+         name == "comm";
+}
+
+}  // namespace attribution

@@ -1,0 +1,138 @@
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include "core/base/json_writer.hpp"
+#include "core/report/render.hpp"
+#include "core/report/report.hpp"
+#include "tests/test_rules.hpp"
+
+using namespace attribution;
+
+namespace {
+
+constexpr Micros kT0 = 1741942800LL * kMicrosPerSecond;  // 2025-03-14T09:00:00Z
+
+Report sample_report() {
+  static RuleSet rules = test::test_rules();
+  Workload w;
+  w.id = "4242";
+  w.scheduler = "static";
+  w.name = "llama \"70b\" | run";
+  w.nodes = {"node1", "node2", "node3"};
+  w.start = kT0;
+  w.end = kT0 + 3600 * kMicrosPerSecond;
+  w.window = Window{kT0 - 900 * kMicrosPerSecond, kT0 + 3900 * kMicrosPerSecond};
+  w.window_known = true;
+  w.exit_code = 134;
+  std::vector<Finding> raw;
+  auto add = [&](const char* rule, const char* host, Micros t, int rank, const char* text) {
+    Finding f;
+    f.rule = static_cast<int>(rules.find(rule) - rules.rules.data());
+    f.host = host;
+    f.rank = rank;
+    f.first_seen = f.last_seen = t;
+    f.evidence.push_back(Evidence{t, false, "kernel", host, rank, std::string(host) + ".log:7", text});
+    raw.push_back(f);
+  };
+  add("t.xid79", "node3", kT0 + 60 * kMicrosPerSecond, -1, "NVRM: Xid (PCI:0000:b9:00): 79, \xff bad");
+  add("t.watchdog", "node1", kT0 + 700 * kMicrosPerSecond, 0, "[Rank 0] Watchdog caught ... \"quoted\" | piped");
+  add("t.watchdog", "node2", kT0 + 701 * kMicrosPerSecond, 8, "[Rank 8] Watchdog caught ...");
+  Timeline t = build_timeline(raw, rules, w);
+  Diagnosis d = resolve_precedence(t, rules, w);
+  SourceCoverage cov{"kernel", "files", SourceStatus::partial, "1 problem(s)", 3, 1000, 3, {"node1", "node3"}, 3, {"x: binary"}};
+  return build_report(w, t, d, rules, {cov});
+}
+
+}  // namespace
+
+TEST_CASE("report model: outcome from the top root cause / nodes by role / evidence numbered in time order") {
+  Report r = sample_report();
+  CHECK(r.outcome.category == "gpu_fallen_off_bus");
+  CHECK(r.outcome.family == "accelerator-gpu");
+  CHECK(r.outcome.blame == "infrastructure");
+  CHECK(r.outcome.exclude_nodes == std::vector<std::string>{"node3"});
+  CHECK(r.outcome.summary.find("node3") != std::string::npos);
+  REQUIRE(r.root_causes.size() == 1);
+  CHECK(r.root_causes[0].evidence == std::vector<std::string>{"E1"});
+  REQUIRE(r.symptoms.size() == 1);
+  CHECK(r.symptoms[0].count == 2);
+  CHECK(r.symptoms[0].explained_by == "R1");
+  CHECK(r.symptoms[0].hosts == std::vector<std::string>{"node1", "node2"});
+  REQUIRE(r.affected_nodes.size() == 3);
+  CHECK(r.affected_nodes[0].role == "symptomatic");
+  CHECK(r.affected_nodes[2].role == "root_cause");
+  REQUIRE(r.evidence.size() == 3);
+  CHECK(r.evidence[0].id == "E1");
+  CHECK(r.evidence[0].time < r.evidence[1].time);
+}
+
+TEST_CASE("JSON report is valid / complete per schema attribution.report/1 / and escapes log text") {
+  Report r = sample_report();
+  std::string json = render_json(r);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
+  CHECK(std::string_view(doc["schema_version"]) == "attribution.report/1");
+  for (const char* key : {"tool", "workload", "outcome", "root_causes", "symptoms", "affected_nodes", "evidence", "sources",
+                          "ruleset", "inputs_digest"})
+    CHECK(doc[key].error() == simdjson::SUCCESS);
+  for (const char* key : {"category", "family", "blame", "summary", "confidence", "action", "exclude_nodes"})
+    CHECK(doc["outcome"][key].error() == simdjson::SUCCESS);
+  CHECK(std::string_view(doc["workload"]["window"]["start"]) == "2025-03-14T08:45:00.000000Z");
+  CHECK(std::string_view(doc["workload"]["name"]) == "llama \"70b\" | run");
+  CHECK(int64_t(doc["workload"]["exit_code"]) == 134);
+  CHECK(std::string_view(doc["root_causes"].at(0)["host"]) == "node3");
+  CHECK(std::string_view(doc["symptoms"].at(0)["explained_by"]) == "R1");
+  std::string_view text = doc["evidence"].at(0)["text"];
+  CHECK(text.find("\xEF\xBF\xBD") != std::string_view::npos);
+  CHECK(std::string_view(doc["sources"].at(0)["status"]) == "partial");
+  CHECK(render_json(r) == json);  // deterministic
+}
+
+TEST_CASE("text and Markdown render the same facts") {
+  Report r = sample_report();
+  std::string text = render_text(r);
+  CHECK(text.find("OUTCOME     gpu_fallen_off_bus (accelerator-gpu)") != std::string::npos);
+  CHECK(text.find("ROOT CAUSE  node3") != std::string::npos);
+  CHECK(text.find("EXCLUDE     node3") != std::string::npos);
+  CHECK(text.find("explained by R1") != std::string::npos);
+  CHECK(text.find("node3.log:7") != std::string::npos);
+  std::string md = render_markdown(r);
+  CHECK(md.find("`gpu_fallen_off_bus`") != std::string::npos);
+  CHECK(md.find("| R1 | node3") != std::string::npos);
+  CHECK(md.find("llama \"70b\" \\| run") != std::string::npos);  // pipes escaped in tables
+}
+
+TEST_CASE("text fits an 80-column terminal: prose wraps, evidence is cut, a legend explains the marks") {
+  Report r = sample_report();
+  r.outcome.action = std::string(300, 'x') + " and then a long list of words that must wrap onto following lines";
+  r.evidence.front().text = std::string(500, 'e');
+  std::string text = render_text(r, 80);
+  size_t longest = 0;
+  for (size_t a = 0, b; a < text.size(); a = b + 1) {
+    b = text.find('\n', a);
+    longest = std::max(longest, b - a);
+  }
+  CHECK(longest <= 80);
+  CHECK(text.find("ACTION      xxxx") != std::string::npos);
+  CHECK(text.find("\n            and then a long list") != std::string::npos);  // hanging indent
+  CHECK(text.find("eee...") != std::string::npos);
+  CHECK(text.find("~ before a time") != std::string::npos);
+  CHECK(text.find("\"explains N\"") != std::string::npos);
+  // The header counts the nodes the Nodes section lists.
+  CHECK(text.find(fmt::format("| {} node(s)", r.affected_nodes.size())) != std::string::npos);
+  // Unwrapped (0) keeps every line whole; JSON keeps the full evidence text.
+  CHECK(render_text(r, 0).find(std::string(500, 'e')) != std::string::npos);
+}
+
+TEST_CASE("untrusted log text cannot drive a terminal or forge Markdown") {
+  CHECK(sanitize_utf8("a\x1b[31mred\x1b[0m") == "a?[31mred?[0m");
+  CHECK(sanitize_utf8("csi \xc2\x9b" "31m") == "csi ?31m");
+  CHECK(sanitize_utf8("caf\xc3\xa9 \xc2\xa0ok") == "caf\xc3\xa9 \xc2\xa0ok");  // real text stays
+  Report r = sample_report();
+  r.evidence[0].text = "x```\n## Root causes\n| forged | table |";
+  std::string md = render_markdown(r);
+  CHECK(md.find("x'''") != std::string::npos);
+  CHECK(md.find("x```") == std::string::npos);
+}

@@ -1,0 +1,273 @@
+#include "core/rules/literal_search.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace attribution {
+namespace {
+
+// The 4 bytes at p as one little-endian word (an unaligned load), whatever the machine's order:
+// windows of literals and of the text must compare alike, also when masked to fewer bytes.
+uint32_t load32(const char* p) {
+  uint32_t w;
+  std::memcpy(&w, p, 4);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap32(w);
+  return w;
+}
+
+// The window of `w` bytes at p, for the last few bytes of a buffer (fewer than 4 remain).
+uint32_t load_short(const char* p, uint32_t w) {
+  uint32_t v = 0;
+  for (uint32_t k = 0; k < w; ++k) v |= static_cast<uint32_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  return v;
+}
+
+// How common a byte is in log text (higher: more common). Only used to choose which windows of a
+// literal the filter looks for: a rare window means fewer positions to verify. A rough guess is
+// enough; a bad one costs verification time, never a wrong answer.
+int commonness(unsigned char c) {
+  if (c == ' ') return 10;
+  if (c >= 'a' && c <= 'z') return std::strchr("etaoinsrlcdu", c) ? 8 : 6;
+  if (c >= '0' && c <= '9') return 7;
+  if (c >= 'A' && c <= 'Z') return 3;
+  if (std::strchr(":./-_=,[]()", c)) return 5;
+  return 2;
+}
+
+// Words on nearly every line of AI job logs: their bytes are rare one by one but not together.
+constexpr const char* kCommonWords[] = {"NCCL INFO", "NCCL WARN", "Channel", "rank", "node", "error", "Error",
+                                        "CUDA", "cuda", "iteration", "time", "loss"};
+
+int64_t static_score(std::string_view w) {
+  int64_t score = 0;
+  for (char c : w) score += commonness(static_cast<unsigned char>(c));
+  for (const char* word : kCommonWords)
+    if (std::string_view(word).find(w) != std::string_view::npos) score += 100;
+  return score;
+}
+
+// How often candidate windows (2 or 4 bytes) occur in a sample of the input. The static score
+// breaks ties, and decides alone without a sample.
+class WindowCounts {
+ public:
+  WindowCounts(const std::vector<std::string>& lits, std::string_view sample) {
+    if (sample.size() < 4) return;
+    pairs_.assign(size_t{1} << 16, 0);
+    for (size_t i = 0; i + 2 <= sample.size(); ++i) ++pairs_[load_short(sample.data() + i, 2)];
+    std::vector<uint8_t> maybe(size_t{1} << 16, 0);  // skips the map for most positions
+    for (const auto& l : lits)
+      for (size_t o = 0; o + 4 <= l.size(); ++o) {
+        quads_[load32(l.data() + o)] = 0;
+        maybe[(load32(l.data() + o) * 0x9E3779B1u) >> 16] = 1;
+      }
+    for (size_t i = 0; i + 4 <= sample.size(); ++i) {
+      uint32_t w = load32(sample.data() + i);
+      if (!maybe[(w * 0x9E3779B1u) >> 16]) continue;
+      if (auto it = quads_.find(w); it != quads_.end()) ++it->second;
+    }
+  }
+  int64_t score(std::string_view w) const {
+    int64_t seen = 0;
+    if (w.size() == 2 && !pairs_.empty()) seen = pairs_[load_short(w.data(), 2)];
+    if (w.size() == 4)
+      if (auto it = quads_.find(load32(w.data())); it != quads_.end()) seen = it->second;
+    return seen * 1000 + static_score(w);
+  }
+
+ private:
+  std::vector<uint32_t> pairs_;
+  std::unordered_map<uint32_t, uint32_t> quads_;
+};
+
+}  // namespace
+
+LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::string_view sample) {
+  std::set<std::string> unique;
+  for (const auto& l : literals) {
+    if (l.empty()) has_empty_ = true;
+    else unique.insert(l);
+  }
+  lits_.assign(unique.begin(), unique.end());
+  table_.assign(size_t{1} << kBits, 0);
+  size_t shortest = 4, n_short = 0;
+  for (const auto& l : lits_) {
+    shortest = std::min(shortest, l.size());
+    n_short += l.size() < kStride + 3;
+  }
+#if defined(__SSE2__)
+  strided_ = n_short <= kMaxShort && shortest >= 2;  // a short literal is found by a byte pair
+#endif
+  width_ = strided_ ? 4 : static_cast<uint32_t>(shortest);
+  mask_ = width_ == 4 ? 0xFFFFFFFFu : (1u << (8 * width_)) - 1;
+  WindowCounts counts(lits_, sample);
+  auto window_score = [&](std::string_view w) { return counts.score(w); };
+  for (uint32_t i = 0; i < lits_.size(); ++i) {
+    std::string_view l = lits_[i];
+    if (strided_ && l.size() < kStride + 3) {
+      size_t best = 0;
+      for (size_t o = 1; o + 2 <= l.size(); ++o)
+        if (window_score(l.substr(o, 2)) < window_score(l.substr(best, 2))) best = o;
+      pairs_.push_back({l[best], l[best + 1], static_cast<uint32_t>(best), i});
+      max_offset_ = std::max(max_offset_, best);
+      continue;
+    }
+    // The run of `span` windows (1, or kStride when strided) with the rarest bytes.
+    size_t span = strided_ ? kStride : 1, best = 0;
+    int64_t best_score = INT64_MAX;
+    for (size_t o = 0; o + span - 1 + width_ <= l.size(); ++o) {
+      int64_t score = 0;
+      for (size_t t = 0; t < span; ++t) score += window_score(l.substr(o + t, width_));
+      if (score < best_score) best_score = score, best = o;
+    }
+    for (size_t t = 0; t < span; ++t) add_window(i, best + t);
+  }
+  std::sort(entries_.begin(), entries_.end(),
+            [](const Entry& a, const Entry& b) { return hash(a.window) < hash(b.window); });
+  start_.assign((size_t{1} << kBits) + 1, 0);
+  for (const Entry& e : entries_) ++start_[hash(e.window) + 1];
+  for (size_t h = 1; h < start_.size(); ++h) start_[h] += start_[h - 1];
+}
+
+void LiteralSearch::add_window(uint32_t literal, size_t offset) {
+  uint32_t w = load_short(lits_[literal].data() + offset, width_);
+  entries_.push_back({w, static_cast<uint32_t>(offset), literal});
+  uint8_t& slot = table_[hash(w)];
+  slot = slot == 0 || slot == tag(w) ? tag(w) : kShared;
+  max_offset_ = std::max(max_offset_, offset);
+}
+
+bool LiteralSearch::occurs(const char* p, size_t n, size_t from, size_t start, uint32_t literal, size_t best) const {
+  const std::string& l = lits_[literal];
+  return start >= from && start < best && l.size() <= n - start && std::memcmp(p + start, l.data(), l.size()) == 0;
+}
+
+void LiteralSearch::check_window(const char* p, size_t n, size_t from, size_t i, size_t* best) const {
+  uint32_t w = i + 4 <= n ? load32(p + i) & mask_ : load_short(p + i, width_);
+  uint32_t h = hash(w);
+  for (uint32_t k = start_[h]; k < start_[h + 1]; ++k) {
+    const Entry& e = entries_[k];
+    if (e.window == w && e.offset <= i && occurs(p, n, from, i - e.offset, e.literal, *best)) *best = i - e.offset;
+  }
+}
+
+void LiteralSearch::check_pairs(const char* p, size_t n, size_t from, size_t j, size_t* best) const {
+  if (j + 1 >= n) return;
+  for (const Pair& q : pairs_)
+    if (p[j] == q.a && p[j + 1] == q.b && q.offset <= j && occurs(p, n, from, j - q.offset, q.literal, *best))
+      *best = j - q.offset;
+}
+
+size_t LiteralSearch::find(std::string_view buf, size_t from) const {
+  if (from > buf.size()) return std::string_view::npos;
+  if (has_empty_) return from;
+  if (lits_.empty()) return std::string_view::npos;
+  if (strided_) return find_strided(buf, from);
+  return width_ == 4 ? find_every<true>(buf, from) : find_every<false>(buf, from);
+}
+
+// Once a match starts at `best`, one starting earlier can still show up to max_offset_ positions
+// later; past `best + max_offset_` the answer is final.
+size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
+  const size_t n = buf.size();
+  const char* p = buf.data();
+  size_t best = std::string_view::npos, limit = n, i = from;
+#if defined(__SSE2__)
+  const uint8_t* table = table_.data();
+  __m128i va[kMaxShort], vb[kMaxShort];
+  const size_t np = pairs_.size();
+  for (size_t k = 0; k < np; ++k) va[k] = _mm_set1_epi8(pairs_[k].a), vb[k] = _mm_set1_epi8(pairs_[k].b);
+  // Blocks of 16 positions: windows at i, i+4, i+8, i+12 (positions stay congruent to `from`
+  // modulo kStride), pairs at every position.
+  while (i + 17 <= n && i < limit) {
+    // Mapped page-cache data streams from memory, and the hardware prefetcher stops at each 4 KiB
+    // page: asking ahead is worth about 15% here.
+    if (i + 1024 < n) __builtin_prefetch(p + i + 1024);
+    uint32_t acc = table[hash(load32(p + i))] | table[hash(load32(p + i + 4))] | table[hash(load32(p + i + 8))] |
+                   table[hash(load32(p + i + 12))];
+    int pm = 0;
+    if (np) {
+      __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
+      __m128i any = _mm_setzero_si128();
+      for (size_t k = 0; k < np; ++k)
+        any = _mm_or_si128(any, _mm_and_si128(_mm_cmpeq_epi8(v0, va[k]), _mm_cmpeq_epi8(v1, vb[k])));
+      pm = _mm_movemask_epi8(any);
+    }
+    if ((acc | static_cast<uint32_t>(pm)) != 0) {
+      for (size_t t = 0; t < 16; t += kStride)
+        if (maybe(load32(p + i + t))) check_window(p, n, from, i + t, &best);
+      for (; pm; pm &= pm - 1) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pm)), &best);
+      if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
+    }
+    i += 16;
+  }
+#endif
+  for (; i < n && i < limit; ++i) {
+    if ((i - from) % kStride == 0 && i + 4 <= n && maybe(load32(p + i))) check_window(p, n, from, i, &best);
+    check_pairs(p, n, from, i, &best);
+    if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
+  }
+  return best;
+}
+
+// Every position tested (no SSE2, or many short literals); kFullWidth: 4-byte windows, no mask.
+template <bool kFullWidth>
+size_t LiteralSearch::find_every(std::string_view buf, size_t from) const {
+  const size_t n = buf.size();
+  const char* p = buf.data();
+  const uint32_t mask = kFullWidth ? 0xFFFFFFFFu : mask_;
+  const uint8_t* table = table_.data();
+  size_t best = std::string_view::npos, limit = n, i = from;
+  auto hit = [&](size_t at) {
+    check_window(p, n, from, at, &best);
+    if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
+  };
+  // Positions with 4 readable bytes take the fast path: 16 filter tests per branch.
+  const size_t fast_end = n >= 3 ? n - 3 : 0;
+  while (i < fast_end && i < limit) {
+    if (i + 16 <= fast_end) {
+      uint32_t acc = 0;
+      for (int k = 0; k < 16; ++k) acc |= table[hash(load32(p + i + k) & mask)];
+      if (acc == 0) {
+        i += 16;
+        continue;
+      }
+    }
+    for (size_t end = std::min({i + 16, fast_end, limit}); i < end; ++i)
+      if (maybe(load32(p + i) & mask)) hit(i);
+  }
+  for (; i + width_ <= n && i < limit; ++i)
+    if (maybe(load_short(p + i, width_))) hit(i);
+  return best;
+}
+
+size_t count_byte(std::string_view s, char c) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  size_t i = 0, total = 0;
+#if defined(__SSE2__)
+  const __m128i needle = _mm_set1_epi8(c);
+  while (i + 16 <= n) {
+    // Byte lanes count matches (each compare is 0 or -1) for at most 255 rounds before they are
+    // summed, so they cannot wrap.
+    __m128i acc = _mm_setzero_si128();
+    for (int r = 0; r < 255 && i + 16 <= n; ++r, i += 16) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(v, needle));
+    }
+    __m128i sums = _mm_sad_epu8(acc, _mm_setzero_si128());
+    total += static_cast<size_t>(_mm_cvtsi128_si32(sums)) + static_cast<size_t>(_mm_extract_epi16(sums, 4));
+  }
+#endif
+  for (; i < n; ++i) total += p[i] == c;
+  return total;
+}
+
+}  // namespace attribution

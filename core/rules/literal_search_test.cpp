@@ -1,0 +1,146 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "core/rules/literal_search.hpp"
+
+using namespace attribution;
+
+namespace {
+
+// The reference: the smallest find over every literal (what the RE2 alternation answered).
+size_t naive_find(const std::vector<std::string>& lits, std::string_view buf, size_t from) {
+  if (from > buf.size()) return std::string_view::npos;
+  size_t best = std::string_view::npos;
+  for (const auto& l : lits) best = std::min(best, buf.find(l, from));
+  return best;
+}
+
+// Every answer, from every start offset, equals the reference.
+// Untuned, and tuned on the buffer itself (the windows chosen are then the ones it lacks).
+void check_all_offsets(const std::vector<std::string>& lits, std::string_view buf) {
+  LiteralSearch plain(lits), tuned(lits, buf);
+  for (size_t from = 0; from <= buf.size() + 1; ++from) {
+    size_t want = naive_find(lits, buf, from);
+    for (const LiteralSearch* s : {&plain, &tuned}) {
+      size_t got = s->find(buf, from);
+      if (want != got) {
+        INFO("buffer: " << std::string(buf) << " from " << from << (s == &tuned ? " tuned" : " untuned"));
+        REQUIRE(got == want);
+      }
+    }
+  }
+}
+
+std::string random_text(std::mt19937& rng, size_t n, std::string_view alphabet) {
+  std::string s(n, ' ');
+  std::uniform_int_distribution<size_t> pick(0, alphabet.size() - 1);
+  for (auto& c : s) c = alphabet[pick(rng)];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("literal search finds literals at the start and end of a buffer") {
+  std::vector<std::string> lits = {"NVRM: Xid", "SXid", "out of memory", "async"};
+  check_all_offsets(lits, "NVRM: Xid (PCI:0000:91:00): 79");
+  check_all_offsets(lits, "a line that ends in SXid");
+  check_all_offsets(lits, "SXid");
+  check_all_offsets(lits, "SXi");
+  check_all_offsets(lits, "");
+  check_all_offsets(lits, "x\nasync\nno newline at the end: out of memory");
+  LiteralSearch s(lits);
+  CHECK(s.find("xx", 5) == std::string_view::npos);
+}
+
+TEST_CASE("literal search returns the leftmost start when literals overlap") {
+  // "abcdefgh" contains the later-windowed "bcdefgh" starting before "cdef": the search must not
+  // stop at the first window it verifies.
+  std::vector<std::string> lits = {"cdef", "bcdefghXYZ", "bcdefgh", "aaaa", "aaaaaaaaab", "zzzz"};
+  check_all_offsets(lits, "abcdefgh");
+  check_all_offsets(lits, "abcdefghXYZ");
+  check_all_offsets(lits, "aaaaaaaaaaaaaaaaaaaaaaaaaaaab");
+  check_all_offsets(lits, "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz");
+}
+
+TEST_CASE("literal search with literals shorter than four bytes") {
+  check_all_offsets({"a"}, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbba");
+  check_all_offsets({"ab", "xyz", "longer literal"}, "zzzzzzzzzzzzzzzzzzzzzxyzab longer literal");
+  check_all_offsets({"ab", "xyz"}, "ab");
+  check_all_offsets({"xyz"}, "xy");
+}
+
+TEST_CASE("literal search is case-sensitive like the rules' literals") {
+  LiteralSearch s({"NVRM: Xid", "oom-kill"});
+  CHECK(s.find("nvrm: xid 79", 0) == std::string_view::npos);
+  CHECK(s.find("OOM-KILL", 0) == std::string_view::npos);
+  CHECK(s.find("xx oom-kill", 0) == 3);
+}
+
+TEST_CASE("literal search without literals finds nothing and an empty literal finds everything") {
+  LiteralSearch none({});
+  CHECK(none.find("anything at all", 0) == std::string_view::npos);
+  LiteralSearch empty({"", "abc"});
+  CHECK(empty.find("xyz", 1) == 1);
+  CHECK(empty.find("xyz", 3) == 3);
+  CHECK(empty.find("xyz", 4) == std::string_view::npos);
+}
+
+TEST_CASE("literal search agrees with find on random buffers") {
+  std::mt19937 rng(12345);
+  for (int round = 0; round < 600; ++round) {
+    // A small alphabet makes literals occur often and overlap. Rounds cycle through the modes:
+    // few literals (strided, short ones as byte pairs), many short ones (every position, 4-byte
+    // windows), and literals of 1 to 3 bytes (every position, narrower windows).
+    std::string alphabet = round % 2 ? "ab\n" : "abcd \n:X";
+    int mode = round % 3;
+    std::uniform_int_distribution<int> count(mode == 1 ? 9 : 1, mode == 1 ? 16 : 8);
+    std::uniform_int_distribution<int> len(mode == 2 ? 1 : mode == 1 ? 4 : 2, mode == 1 ? 6 : 12);
+    std::vector<std::string> lits;
+    for (int k = count(rng); k > 0; --k) lits.push_back(random_text(rng, len(rng), alphabet));
+    size_t size = std::uniform_int_distribution<size_t>(0, round % 5 == 0 ? 300 : 70)(rng);
+    check_all_offsets(lits, random_text(rng, size, alphabet));
+  }
+}
+
+TEST_CASE("literal search with many short literals tests every position") {
+  std::vector<std::string> lits = {"SXid", "async", "abcd", "bcde", "cdefg", "defgh", "efghi", "fghij", "ghijk",
+                                   "hijkl", "a longer literal"};
+  std::string buf(100, '.');
+  buf += "hijkl";
+  buf += std::string(40, '.') + "a longer literal" + std::string(3, '.') + "SXid";
+  check_all_offsets(lits, buf);
+}
+
+TEST_CASE("literal search agrees with find on log-like buffers with the real literal shapes") {
+  std::vector<std::string> lits = {"NVRM: Xid", "SXid", "async", "Init COMPLETE", "NCCL communicator was aborted",
+                                   ": Link down", "out of memory", "out of memory: Kill", "srun: error: ",
+                                   "] Assertion `", "synd 0x", "traps: ", "TCPStore", "RuntimeError: "};
+  std::mt19937 rng(7);
+  std::string buf;
+  std::uniform_int_distribution<size_t> pick(0, lits.size() - 1);
+  for (int line = 0; line < 400; ++line) {
+    buf += random_text(rng, std::uniform_int_distribution<size_t>(0, 60)(rng), "abcdefghij NCLXMR:.0123");
+    if (line % 7 == 0) buf += lits[pick(rng)];
+    if (line % 11 == 0) buf += lits[pick(rng)].substr(1);  // near misses
+    buf += '\n';
+  }
+  // Tuned on a sample that repeats some literals' windows, as log templates do.
+  LiteralSearch s(lits), tuned(lits, buf.substr(0, buf.size() / 3));
+  for (size_t from = 0; from <= buf.size(); from += 1 + from % 13) {
+    size_t want = naive_find(lits, buf, from);
+    REQUIRE(s.find(buf, from) == want);
+    REQUIRE(tuned.find(buf, from) == want);
+  }
+}
+
+TEST_CASE("count_byte counts newlines across block and lane-overflow boundaries") {
+  std::mt19937 rng(3);
+  for (size_t n : {0, 1, 15, 16, 17, 255 * 16 - 1, 255 * 16, 255 * 16 + 1, 10000}) {
+    std::string s = random_text(rng, n, "ab\n");
+    CHECK(count_byte(s, '\n') == static_cast<size_t>(std::count(s.begin(), s.end(), '\n')));
+  }
+  std::string all(5000, '\n');  // every lane full: 255 rounds of 16 must not wrap a byte counter
+  CHECK(count_byte(all, '\n') == 5000);
+}

@@ -1,0 +1,50 @@
+#pragma once
+// Which rules a line triggers: a required-literal prefilter over whole buffers (LiteralSearch: a
+// line is a candidate iff it contains one of the rules' literals, case-sensitively), then RE2::Set
+// to find the rules whose patterns match, then captures only for those hits.
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/rules/literal_search.hpp"
+#include "core/rules/rules.hpp"
+
+namespace attribution {
+
+class Matcher {
+ public:
+  static Result<std::shared_ptr<Matcher>> build(const RuleSet& rules);
+  ~Matcher();
+
+  // The prefilter with each literal's windows chosen on `sample` (some of the input): the same
+  // candidates as the built-in one, found faster because fewer positions need verifying.
+  std::unique_ptr<LiteralSearch> tuned_prefilter(std::string_view sample) const;
+  // Offset of the start of the next line at or after `from` that contains any literal, or npos.
+  // `search`: a tuned prefilter; null: the untuned one.
+  size_t next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search = nullptr) const;
+  // The longest literal's length: how far windows of a search must overlap.
+  size_t longest_literal() const { return longest_literal_; }
+  // Indices (into RuleSet::rules) of single-line rules reading `stream` that match `line`.
+  void match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const;
+  // Multi-line rules whose literal is on `line` (their pattern runs on the joined block).
+  void block_triggers(std::string_view line, std::string_view stream, std::vector<int>* hits) const;
+  // Named captures of rule `index` on `text`; false if it does not match.
+  bool captures(int index, std::string_view text, std::map<std::string, std::string>* out) const;
+  const RuleSet& rules() const { return rules_; }
+
+ private:
+  explicit Matcher(const RuleSet& rules);
+  bool has_literal(int index, std::string_view line) const;
+  const RuleSet& rules_;
+  std::vector<std::string> literals_;  // every rule's
+  size_t longest_literal_ = 0;
+  std::unique_ptr<LiteralSearch> prefilter_;
+  struct SetHolder;
+  std::unique_ptr<SetHolder> set_;
+  std::vector<int> set_to_rule_;
+  std::vector<int> block_rules_;
+};
+
+}  // namespace attribution

@@ -1,0 +1,66 @@
+#include <catch2/catch.hpp>
+
+#include <cctype>
+#include <random>
+
+#include "core/rules/matcher.hpp"
+#include "core/rules/rules.hpp"
+
+using namespace attribution;
+
+namespace {
+
+// The definition the prefilter must keep: the first line at or after `from` that contains one of
+// the rules' literals, compared case-sensitively.
+size_t naive_candidate(const RuleSet& set, std::string_view buf, size_t from) {
+  for (size_t start = from; start < buf.size();) {
+    size_t eol = buf.find('\n', start);
+    std::string_view line = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
+    for (const auto& r : set.rules)
+      for (const auto& l : r.literals)
+        if (line.find(l) != std::string_view::npos) return start;
+    if (eol == std::string_view::npos) break;
+    start = eol + 1;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+TEST_CASE("candidate lines with the built-in rules are the lines holding a literal, tuned or not") {
+  auto set = load_rules({});
+  REQUIRE(set);
+  auto m = Matcher::build(*set);
+  REQUIRE(m);
+  // Log-like filler, every rule's sample lines, near misses (a literal cut short or in another
+  // case), and a last line without a newline.
+  std::vector<std::string> lines = {"node0001:100:107 [0] NCCL INFO Channel 00/32 : 0 1 2 3",
+                                    "[2025-03-14 08:05:00] iteration 10/ 500 | lm loss: 2.8E+00 |", ""};
+  for (const auto& r : set->rules) {
+    for (const auto& s : r.match) lines.push_back(s.line.substr(0, s.line.find('\n')));
+    for (const auto& l : r.literals) {
+      lines.push_back("prefix " + l.substr(0, l.size() - 1));
+      std::string swapped = l;  // letters in the other case
+      for (auto& c : swapped) c = static_cast<char>(std::isalpha(static_cast<unsigned char>(c)) ? c ^ 0x20 : c);
+      if (swapped != l) lines.push_back(swapped);
+    }
+  }
+  std::mt19937 rng(11);
+  std::string buf;
+  std::uniform_int_distribution<size_t> pick(0, lines.size() - 1);
+  for (int i = 0; i < 3000; ++i) {
+    buf += lines[i % 5 ? 0 : pick(rng)];
+    buf += '\n';
+  }
+  buf += lines[pick(rng)];
+  auto tuned = (*m)->tuned_prefilter(std::string_view(buf).substr(0, 4096));
+  size_t checked = 0;
+  for (size_t from = 0; from <= buf.size(); ++checked) {  // from every line start
+    size_t want = naive_candidate(*set, buf, from);
+    REQUIRE((*m)->next_candidate_line(buf, from) == want);
+    REQUIRE((*m)->next_candidate_line(buf, from, tuned.get()) == want);
+    size_t eol = buf.find('\n', from);
+    from = eol == std::string::npos ? buf.size() + 1 : eol + 1;
+  }
+  CHECK(checked > 3000);
+}

@@ -1,0 +1,90 @@
+// The rule catalogue (Markdown) and the cross-rule lint checks.
+#include <catch2/catch.hpp>
+
+#include "core/rules/rule_catalogue.hpp"
+#include "core/rules/rule_lint.hpp"
+
+using namespace attribution;
+
+namespace {
+const char* kA = R"(
+[[rule]]
+id = "t.cause"
+title = "A cause | with a pipe"
+literals = ["boom"]
+pattern = 'boom (?P<n>\d+)'
+role = "cause"
+category = "boom"
+family = "host"
+blame = "infrastructure"
+priority = 77
+action = "Drain it."
+explains = ["role:symptom", "t.nothing-*"]
+match = [{ line = "boom 7" }]
+
+[[rule]]
+id = "t.alt"
+title = "Alternatives"
+literals = ["KeyError", "TypeError"]
+pattern = '(?:Key|Type)Error: '
+role = "symptom"
+match = [{ line = "KeyError: 'x'" }]
+
+[[rule]]
+id = "t.sym"
+title = "A symptom"
+literals = ["bang", "bong"]
+pattern = 'bang'
+role = "symptom"
+streams = ["applog"]
+match = [{ line = "bang" }]
+)";
+const char* kB = R"(
+[[rule]]
+id = "t.sym"
+title = "Again"
+literals = ["bang"]
+pattern = '(?:a|b|c|d|e){1,200}bang'
+role = "symptom"
+match = [{ line = "abang" }]
+)";
+
+std::vector<Rule> parse(const char* text, const char* file) {
+  auto r = parse_rules(text, file);
+  REQUIRE(r);
+  return *r;
+}
+}  // namespace
+
+TEST_CASE("rule catalogue: a table per file and a count per family") {
+  RuleSet set;
+  set.rules = parse(kA, "a.toml");
+  std::string md = render_rule_catalogue(set);
+  CHECK(md.find("## a.toml\n\n3 rules.") != std::string::npos);
+  CHECK(md.find("| `t.cause` | A cause \\| with a pipe | host / boom | cause | infrastructure | all | 77 | high | "
+                "Drain it. |") != std::string::npos);
+  CHECK(md.find("| `t.sym` | A symptom | - | symptom | - | applog | - | - | - |") != std::string::npos);
+  CHECK(md.find("| host | 1 | 0 | 0 | 0 | 1 |") != std::string::npos);
+  CHECK(md.find("| (none) | 0 | 2 | 0 | 0 | 2 |") != std::string::npos);
+  CHECK(render_rule_catalogue(set) == md);  // deterministic
+}
+
+TEST_CASE("rule lint: duplicate ids / dead literals / explains that select nothing / program size") {
+  auto rules = parse(kA, "a.toml");
+  auto b = parse(kB, "b.toml");
+  rules.insert(rules.end(), b.begin(), b.end());
+  auto findings = lint_rules(rules, rules, 100);
+  auto has = [&](const std::string& rule, const std::string& file, const std::string& text) {
+    return std::any_of(findings.begin(), findings.end(), [&](const LintFinding& f) {
+      return f.error && f.rule == rule && f.file == file && f.line > 0 && f.message.find(text) != std::string::npos;
+    });
+  };
+  CHECK(has("t.sym", "b.toml", "also defined at a.toml:"));
+  CHECK(has("t.sym", "a.toml", "literal 'bong' is in no match sample"));
+  CHECK_FALSE(has("t.alt", "a.toml", "literal"));  // TypeError: the KeyError sample matches with it swapped in
+
+  CHECK(has("t.cause", "a.toml", "explains 't.nothing-*' selects no rule"));
+  CHECK(has("t.sym", "b.toml", "RE2 program size"));
+  CHECK_FALSE(has("t.cause", "a.toml", "role:symptom"));
+  CHECK(findings.size() == 4);
+}

@@ -1,0 +1,62 @@
+#include "core/rules/rule_lint.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+#include <re2/re2.h>
+
+namespace attribution {
+
+std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::vector<Rule>& universe,
+                                    int program_budget) {
+  std::vector<LintFinding> out;
+  std::map<std::string, const Rule*> first;  // id -> first definition among `rules`
+  for (const auto& r : rules) {
+    auto add = [&](bool error, std::string msg) { out.push_back({r.file, r.line, r.id, error, std::move(msg)}); };
+
+    if (auto [it, fresh] = first.emplace(r.id, &r); !fresh)
+      add(true, fmt::format("id also defined at {}:{}; one silently replaces the other", it->second->file,
+                            it->second->line));
+
+    // The prefilter lets a line through on any one literal. A literal is shown reachable by a match
+    // sample that contains it, or by a sample in which swapping another literal for it still
+    // matches (alternatives such as KeyError/TypeError); else the pattern may never match a line
+    // this literal lets through (a typo, or a pattern branch that cannot follow it).
+    for (const auto& lit : r.literals) {
+      bool reachable = std::any_of(r.match.begin(), r.match.end(),
+                                   [&](const Sample& s) { return s.line.find(lit) != std::string::npos; });
+      for (size_t i = 0; !reachable && r.re && i < r.match.size(); ++i)
+        for (const auto& other : r.literals) {
+          size_t at = r.match[i].line.find(other);
+          if (other == lit || at == std::string::npos) continue;
+          std::string swapped = r.match[i].line;
+          swapped.replace(at, other.size(), lit);
+          if (RE2::PartialMatch(swapped, *r.re)) {
+            reachable = true;
+            break;
+          }
+        }
+      if (!reachable)
+        add(true, fmt::format("literal '{}' is in no match sample, and no sample matches with it in place of "
+                              "another literal: the pattern may never match a line it lets through",
+                              lit));
+    }
+
+    for (const auto& e : r.explains) {
+      bool selects = std::any_of(universe.begin(), universe.end(),
+                                 [&](const Rule& u) { return u.id != r.id && selector_matches(e.what, u); });
+      if (!selects) add(true, fmt::format("explains '{}' selects no rule", e.what));
+    }
+
+    if (r.re) {
+      int size = r.re->ProgramSize();
+      if (size > program_budget)
+        add(true, fmt::format("RE2 program size {} is above the budget of {}: simplify the pattern (split the "
+                              "rule, bound repetitions)",
+                              size, program_budget));
+    }
+  }
+  return out;
+}
+
+}  // namespace attribution

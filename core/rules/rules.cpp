@@ -1,0 +1,455 @@
+#include "core/rules/rules.hpp"
+
+#include "core/base/json_writer.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fnmatch.h>
+#include <re2/re2.h>
+
+#include "core/base/digest.hpp"
+#include "core/base/duration.hpp"
+#include "core/base/toml_util.hpp"
+
+namespace attribution {
+namespace fs = std::filesystem;
+
+std::string_view to_string(Role r) {
+  switch (r) {
+    case Role::cause: return "cause";
+    case Role::symptom: return "symptom";
+    case Role::context: return "context";
+    case Role::benign: return "benign";
+  }
+  return "?";
+}
+
+std::string_view to_string(Scope s) {
+  switch (s) {
+    case Scope::gpu: return "gpu";
+    case Scope::host: return "host";
+    case Scope::job: return "job";
+    case Scope::peer: return "peer";
+  }
+  return "?";
+}
+
+bool Rule::reads_stream(std::string_view stream) const {
+  return streams.empty() || std::find(streams.begin(), streams.end(), stream) != streams.end();
+}
+
+const Rule* RuleSet::find(std::string_view id) const {
+  auto it = std::lower_bound(rules.begin(), rules.end(), id, [](const Rule& r, std::string_view v) { return r.id < v; });
+  return it != rules.end() && it->id == id ? &*it : nullptr;
+}
+
+bool selector_matches(std::string_view sel, const Rule& r) {
+  if (sel.substr(0, 9) == "category:") return r.category == sel.substr(9);
+  if (sel.substr(0, 7) == "family:") return r.family == sel.substr(7);
+  if (sel.substr(0, 5) == "role:") return to_string(r.role) == sel.substr(5);
+  return fnmatch(std::string(sel).c_str(), r.id.c_str(), 0) == 0;
+}
+
+namespace {
+
+constexpr size_t kMaxLiteral = 1024;  // the scan's windows overlap by the longest literal
+
+const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
+                                         "category", "family", "blame", "confidence", "action", "priority",
+                                         "burst", "scope", "within", "explains", "repeated", "when", "match", "no_match",
+                                         "fallback", "signal"};
+const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
+                                         "network-fabric", "host", "host-oom", "storage", "scheduler",
+                                         "application", "configuration", "unknown"};
+
+Result<Scope> parse_scope(const TomlReader& r, std::string_view key, std::string_view v) {
+  if (v == "gpu") return Scope::gpu;
+  if (v == "host") return Scope::host;
+  if (v == "job") return Scope::job;
+  if (v == "peer") return Scope::peer;
+  return r.error(key, fmt::format("scope '{}' is not one of gpu, host, job, peer", v));
+}
+
+Result<Micros> duration_field(const TomlReader& r, std::string_view key, Micros dflt) {
+  auto s = r.str(key);
+  if (!s) return s.error();
+  if (!s.value()) return dflt;
+  auto d = parse_duration(**s);
+  if (!d) return r.error(key, d.error().message, d.error().hint);
+  return *d;
+}
+
+Status check_labels(const TomlReader& r, const std::string& family, const std::string& blame, const std::string& confidence) {
+  if (!family.empty() && !kFamilies.count(family))
+    return r.error("family", fmt::format("family '{}' is not a known family", family), "see docs/rules.md for the list");
+  if (!blame.empty() && blame != "infrastructure" && blame != "application" && blame != "scheduler" && blame != "unknown")
+    return r.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", blame));
+  if (confidence != "high" && confidence != "medium" && confidence != "low")
+    return r.error("confidence", "confidence must be high, medium or low");
+  return Ok{};
+}
+
+// `repeated = { processes = 2, category = ..., blame = ... }`: unset labels keep the rule's own.
+Result<Repeated> parse_repeated(const TomlReader& rr, const toml::node& node, const Rule& rule) {
+  const toml::table* t = node.as_table();
+  if (!t) return rr.error("repeated", "repeated is a table {processes, category, family, blame, confidence, action}");
+  if (rule.role != Role::cause) return rr.error("repeated", "only a cause is read differently when it repeats");
+  TomlReader r(*t, rr.file(), "rule " + rule.id + ".repeated");
+  if (auto st = r.only_keys({"processes", "category", "family", "blame", "confidence", "action"}); !st) return st.error();
+  Repeated rep{2, rule.category, rule.family, rule.blame, rule.confidence, rule.action};
+  for (auto [key, out] : std::initializer_list<std::pair<const char*, std::string*>>{
+           {"category", &rep.category}, {"family", &rep.family}, {"blame", &rep.blame},
+           {"confidence", &rep.confidence}, {"action", &rep.action}}) {
+    auto v = r.str(key);
+    if (!v) return v.error();
+    if (v.value()) *out = **v;
+  }
+  if (auto st = check_labels(r, rep.family, rep.blame, rep.confidence); !st) return st.error();
+  auto n = r.integer("processes");
+  if (!n) return n.error();
+  if (n.value()) {
+    if (**n < 2 || **n > 1000) return r.error("processes", "processes must be between 2 and 1000");
+    rep.processes = static_cast<int>(**n);
+  }
+  return rep;
+}
+
+Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
+  TomlReader r(t, file, fmt::format("rule[{}]", index));
+  Rule rule;
+  rule.file = file;
+  rule.line = r.line();
+  std::optional<std::string> s;
+  ATTRIBUTION_TRY(s, r.str("id", true));
+  rule.id = *s;
+  TomlReader rr(t, file, "rule " + rule.id);
+  auto need = [&](std::string_view key, std::string& out, bool required) -> Status {
+    auto v = rr.str(key, required);
+    if (!v) return v.error();
+    if (v.value()) out = **v;
+    return Ok{};
+  };
+  if (auto st = rr.only_keys(kRuleKeys); !st) return st.error();
+  for (auto [key, out, req] : std::initializer_list<std::tuple<const char*, std::string*, bool>>{
+           {"title", &rule.title, true}, {"pattern", &rule.pattern, true}, {"category", &rule.category, false},
+           {"family", &rule.family, false}, {"blame", &rule.blame, false}, {"confidence", &rule.confidence, false},
+           {"action", &rule.action, false}})
+    if (auto st = need(key, *out, req); !st) return st.error();
+  ATTRIBUTION_TRY(rule.literals, rr.str_list("literals"));
+  if (rule.literals.empty()) return rr.error("literals", "a rule needs at least one literal for the prefilter");
+  for (const auto& l : rule.literals) {
+    if (l.empty()) return rr.error("literals", "a literal must not be empty");
+    if (l.size() > kMaxLiteral)
+      return rr.error("literals", fmt::format("a literal must be at most {} bytes (this one has {})", kMaxLiteral, l.size()),
+                      "a literal is a short substring every matching line holds");
+  }
+  ATTRIBUTION_TRY(rule.streams, rr.str_list("streams"));
+  for (const auto& st : rule.streams)
+    if (st != "applog" && st != "syslog" && st != "scheduler" && st != "metrics")
+      return rr.error("streams", fmt::format("stream '{}' is not one of applog, syslog, scheduler, metrics", st));
+  std::string role;
+  if (auto st = need("role", role, true); !st) return st.error();
+  if (role == "cause") rule.role = Role::cause;
+  else if (role == "symptom") rule.role = Role::symptom;
+  else if (role == "context") rule.role = Role::context;
+  else if (role == "benign") rule.role = Role::benign;
+  else return rr.error("role", fmt::format("role '{}' is not one of cause, symptom, context, benign", role));
+  if (rule.role == Role::cause && (rule.category.empty() || rule.family.empty() || rule.blame.empty()))
+    return rr.error("", "a cause needs category, family and blame");
+  if (rule.confidence.empty()) rule.confidence = rule.role == Role::cause ? "high" : "medium";
+  if (auto st = check_labels(rr, rule.family, rule.blame, rule.confidence); !st) return st.error();
+  std::optional<int64_t> n;
+  ATTRIBUTION_TRY(n, rr.integer("priority"));
+  if (n) rule.priority = static_cast<int>(*n);
+  ATTRIBUTION_TRY(n, rr.integer("lines"));
+  if (n) {
+    if (*n < 1 || *n > 64) return rr.error("lines", "lines must be between 1 and 64");
+    rule.lines = static_cast<int>(*n);
+  }
+  ATTRIBUTION_TRY(rule.burst, duration_field(rr, "burst", 60 * kMicrosPerSecond));
+  Micros within;
+  ATTRIBUTION_TRY(within, duration_field(rr, "within", 30 * 60 * kMicrosPerSecond));
+  std::string scope_text = "job";
+  if (auto st = need("scope", scope_text, false); !st) return st.error();
+  Scope scope;
+  ATTRIBUTION_TRY(scope, parse_scope(rr, "scope", scope_text));
+  if (const toml::array* ex = t["explains"].as_array()) {
+    for (const auto& el : *ex) {
+      Explain e{"", scope, within};
+      if (auto v = el.value<std::string>()) {
+        e.what = *v;
+      } else if (const toml::table* et = el.as_table()) {
+        TomlReader er(*et, file, "rule " + rule.id + ".explains");
+        if (auto st = er.only_keys({"what", "scope", "within"}); !st) return st.error();
+        ATTRIBUTION_TRY(s, er.str("what", true));
+        e.what = *s;
+        ATTRIBUTION_TRY(s, er.str("scope"));
+        if (s) ATTRIBUTION_TRY(e.scope, parse_scope(er, "scope", *s));
+        ATTRIBUTION_TRY(e.within, duration_field(er, "within", within));
+      } else {
+        return rr.error("explains", "each explains entry is a string or a table {what, scope, within}");
+      }
+      rule.explains.push_back(std::move(e));
+    }
+  } else if (t.contains("explains")) {
+    return rr.error("explains", "explains must be a list");
+  }
+  if (rule.role != Role::cause && !rule.explains.empty())
+    return rr.error("explains", "only a cause explains other findings");
+  if (const toml::node* rp = t.get("repeated")) {
+    ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
+  }
+  if (const toml::node* fb = t.get("fallback")) {
+    auto v = fb->value<bool>();
+    if (!v) return rr.error("fallback", "fallback is true or false");
+    if (*v && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
+    rule.fallback = *v;
+  }
+  std::string signal;
+  if (auto st = need("signal", signal, false); !st) return st.error();
+  if (signal == "timeout") rule.signal = Signal::timeout;
+  else if (signal == "teardown") rule.signal = Signal::teardown;
+  else if (signal == "library") rule.signal = Signal::library;
+  else if (!signal.empty())
+    return rr.error("signal", fmt::format("signal '{}' is not one of timeout, teardown, library", signal));
+  if (!signal.empty() && rule.role != Role::symptom) return rr.error("signal", "only a symptom has a signal");
+  if (const toml::array* m = t["match"].as_array()) {
+    for (const auto& el : *m) {
+      const toml::table* mt = el.as_table();
+      if (!mt) return rr.error("match", "each match sample is a table {line, captures}");
+      TomlReader mr(*mt, file, "rule " + rule.id + ".match");
+      if (auto st = mr.only_keys({"line", "captures"}); !st) return st.error();
+      Sample sample;
+      sample.source_line = mr.line();
+      ATTRIBUTION_TRY(s, mr.str("line", true));
+      sample.line = *s;
+      if (const toml::node* c = mt->get("captures")) {
+        const toml::table* ct = c->as_table();
+        if (!ct) return mr.error("captures", "captures must be a table of strings");
+        for (const auto& [k, v] : *ct) {
+          auto vs = v.value<std::string>();
+          if (!vs) return mr.error("captures", "capture values must be strings");
+          sample.captures[std::string(k.str())] = *vs;
+        }
+      }
+      rule.match.push_back(std::move(sample));
+    }
+  }
+  if (rule.match.empty()) return rr.error("match", "a rule needs at least one match sample");
+  if (const toml::array* m = t["no_match"].as_array()) {
+    for (const auto& el : *m) {
+      auto v = el.value<std::string>();
+      if (!v) return rr.error("no_match", "no_match samples are strings");
+      rule.no_match.push_back(Sample{*v, {}, static_cast<long>(el.source().begin.line)});
+    }
+  }
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  auto re = std::make_shared<RE2>(rule.pattern, opt);
+  if (!re->ok()) return rr.error("pattern", "pattern does not compile: " + re->error());
+  std::set<std::string, std::less<>> names;
+  for (const auto& [i, name] : re->CapturingGroupNames()) names.insert(name);
+  rule.re = std::move(re);
+  std::vector<std::string> when;
+  if (const toml::node* w = t.get("when"); w && w->is_string()) when.push_back(*w->value<std::string>());
+  else ATTRIBUTION_TRY(when, rr.str_list("when"));
+  for (const auto& text : when) {
+    std::string why;
+    auto c = parse_condition(text, &why);
+    if (!c) return rr.error("when", fmt::format("'{}': {}", text, why));
+    for (const std::string* side : {&c->left, &c->right})
+      if (std::isalpha(static_cast<unsigned char>(side->front())) || side->front() == '_')
+        if (!names.count(*side)) return rr.error("when", fmt::format("'{}': the pattern has no capture '{}'", text, *side));
+    rule.when.push_back(std::move(*c));
+  }
+  return rule;
+}
+
+// Errors from the shared TOML helpers are config errors; here they are about rules.
+Error as_rules_error(Error e) {
+  e.kind = ErrorKind::rules;
+  return e;
+}
+
+Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, size_t index) {
+  TomlReader r(t, file, fmt::format("metric[{}]", index));
+  if (auto st = r.only_keys({"id", "selector", "condition", "threshold"}); !st) return st.error();
+  MetricSpec m;
+  m.file = file;
+  m.line = r.line();
+  std::optional<std::string> s;
+  ATTRIBUTION_TRY(s, r.str("id", true));
+  m.id = *s;
+  ATTRIBUTION_TRY(s, r.str("selector", true));
+  m.selector = *s;
+  ATTRIBUTION_TRY(s, r.str("condition"));
+  if (s) m.condition = *s;
+  if (m.condition != "increase" && m.condition != "changed" && m.condition != "above")
+    return r.error("condition", fmt::format("condition '{}' is not one of increase, changed, above", m.condition));
+  if (const toml::node* n = t.get("threshold")) {
+    if (auto d = n->value<double>()) m.threshold = *d;
+    else return r.error("threshold", "threshold must be a number");
+  }
+  if (m.selector.find_first_of("{}\"'") != std::string::npos)
+    return r.error("selector", "selector is a metric name; the source adds the host filter");
+  return m;
+}
+
+}  // namespace
+
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics) {
+  auto doc = parse_toml(text, file);
+  if (!doc) return doc.error();
+  std::vector<Rule> out;
+  if (const toml::array* ms = (*doc)["metric"].as_array(); ms && metrics) {
+    size_t i = 0;
+    for (const auto& el : *ms) {
+      const toml::table* t = el.as_table();
+      if (!t) return make_error(ErrorKind::rules, "each metric must be a [[metric]] table", file, 0);
+      auto m = parse_metric(*t, file, i++);
+      if (!m) return as_rules_error(m.error());
+      metrics->push_back(std::move(m.value()));
+    }
+  }
+  for (const auto& [k, v] : *doc)
+    if (k.str() != "rule" && (k.str() != "metric" || !metrics))
+      return make_error(ErrorKind::rules, fmt::format("unknown top-level key '{}'", k.str()), file,
+                        static_cast<long>(v.source().begin.line), std::string(k.str()), "rules are [[rule]] tables");
+  const toml::array* arr = (*doc)["rule"].as_array();
+  if (!arr) return out;
+  size_t i = 0;
+  for (const auto& el : *arr) {
+    const toml::table* t = el.as_table();
+    if (!t) return make_error(ErrorKind::rules, "each rule must be a [[rule]] table", file, 0);
+    auto rule = parse_rule(*t, file, i++);
+    if (!rule) return as_rules_error(rule.error());
+    out.push_back(std::move(rule.value()));
+  }
+  return out;
+}
+
+bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
+  const RE2& re = *rule.re;
+  int n = re.NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> groups(n + 1);
+  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
+    return false;
+  // One name may stand in several alternatives (RE2 allows it): the leftmost group that took part gives the value.
+  for (const auto& [i, name] : re.CapturingGroupNames())
+    if (groups[i].data()) out->try_emplace(name, groups[i].data(), groups[i].size());
+  for (const auto& c : rule.when)
+    if (!holds(c, *out)) return false;
+  return true;
+}
+
+Status check_samples(const Rule& rule) {
+  // The message shows the sample and the pattern: what a rule author needs to see side by side.
+  auto fail = [&](const Sample& s, std::string msg) {
+    return make_error(ErrorKind::rules,
+                      fmt::format("rule {}: {}\n  sample:   {}\n  pattern:  {}\n  literals: {}", rule.id, msg,
+                                  sanitize_utf8(s.line), rule.pattern, fmt::join(rule.literals, " | ")),
+                      rule.file, s.source_line, rule.id, "fix the pattern, the literals or the sample");
+  };
+  auto literal_hit = [&](std::string_view line) {
+    // A multi-line rule's literal must be on the first line: that line triggers the block.
+    std::string_view first = line.substr(0, line.find('\n'));
+    for (const auto& l : rule.literals)
+      if (first.find(l) != std::string_view::npos) return true;
+    return false;
+  };
+  std::set<std::string, std::less<>> names;
+  for (const auto& [i, name] : rule.re->CapturingGroupNames()) names.insert(name);
+  for (size_t i = 0; i < rule.match.size(); ++i) {
+    const Sample& s = rule.match[i];
+    if (!literal_hit(s.line)) return fail(s, fmt::format("match sample {} contains none of the literals", i + 1));
+    std::map<std::string, std::string> got;
+    if (!rule_captures(rule, s.line, &got)) {
+      if (rule.when.empty() || !RE2::PartialMatch(s.line, *rule.re))
+        return fail(s, fmt::format("match sample {} does not match the pattern", i + 1));
+      return fail(s, fmt::format("match sample {} matches the pattern, but a `when` condition does not hold", i + 1));
+    }
+    for (const auto& [name, want] : s.captures) {
+      if (!names.count(name)) return fail(s, fmt::format("sample {} expects capture '{}', which the pattern lacks", i + 1, name));
+      auto it = got.find(name);
+      std::string value = it == got.end() ? "" : it->second;
+      if (value != want)
+        return fail(s, fmt::format("sample {}: capture '{}' is '{}', expected '{}'", i + 1, name, value, want));
+    }
+  }
+  for (size_t i = 0; i < rule.no_match.size(); ++i) {
+    const Sample& s = rule.no_match[i];
+    std::map<std::string, std::string> got;
+    if (literal_hit(s.line) && rule_captures(rule, s.line, &got))
+      return fail(s, fmt::format("no_match sample {} matches", i + 1));
+  }
+  return Ok{};
+}
+
+std::vector<std::string> list_rule_files(const std::string& path) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {path};
+  for (const auto& de : fs::directory_iterator(path, ec))
+    if (de.path().extension() == ".toml") files.push_back(de.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins) {
+  std::vector<RuleSource> out;
+  if (with_builtins)
+    for (const auto& e : builtin_rulesets()) out.push_back(RuleSource{e.name, e.text, false});
+  for (const auto& p : user_paths) {
+    for (const auto& f : list_rule_files(p)) {
+      auto text = read_text_file(f);
+      if (!text) return as_rules_error(text.error());
+      out.push_back(RuleSource{f, std::move(*text), true});
+    }
+  }
+  return out;
+}
+
+Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
+  auto sources = read_rule_sources(user_paths, with_builtins);
+  if (!sources) return sources.error();
+  return load_rule_sources(*sources);
+}
+
+Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources) {
+  std::map<std::string, Rule> by_id;
+  std::map<std::string, MetricSpec> metrics;
+  Sha256 digest;
+  auto add = [&](std::string_view text, const std::string& name, bool user) -> Status {
+    std::vector<MetricSpec> file_metrics;
+    auto rules = parse_rules(text, name, &file_metrics);
+    if (!rules) return rules.error();
+    digest.update(name).update("\n").update(text).update("\n");
+    std::set<std::string> seen;
+    for (auto& r : *rules) {
+      if (!seen.insert(r.id).second)
+        return make_error(ErrorKind::rules, fmt::format("rule id '{}' defined twice", r.id), name, r.line, r.id);
+      if (!user && by_id.count(r.id))
+        return make_error(ErrorKind::rules, fmt::format("built-in rule id '{}' defined twice", r.id), name, r.line, r.id);
+      if (auto st = check_samples(r); !st) return st.error();
+      by_id[r.id] = std::move(r);
+    }
+    for (auto& m : file_metrics) {
+      if (!user && metrics.count(m.id))
+        return make_error(ErrorKind::rules, fmt::format("metric id '{}' defined twice", m.id), name, m.line, m.id);
+      metrics[m.id] = std::move(m);
+    }
+    return Ok{};
+  };
+  for (const auto& s : sources)
+    if (auto st = add(s.text, s.name, s.user); !st) return st.error();
+  RuleSet set;
+  for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
+  for (auto& [id, m] : metrics) set.metrics.push_back(std::move(m));
+  set.digest = digest.hex();
+  return set;
+}
+
+}  // namespace attribution

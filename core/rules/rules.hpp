@@ -1,0 +1,122 @@
+#pragma once
+// Rules as data: the model, the TOML loader and the sample checks (docs/rules.md).
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/rules/captures.hpp"
+#include "core/base/result.hpp"
+#include "core/base/time.hpp"
+
+namespace re2 {
+class RE2;
+}
+
+namespace attribution {
+
+enum class Role { cause, symptom, context, benign };
+enum class Scope { gpu, host, job, peer };
+
+std::string_view to_string(Role r);
+std::string_view to_string(Scope s);
+
+struct Explain {
+  std::string what;  // rule id or glob, "category:X", "family:X", "role:symptom"
+  Scope scope = Scope::job;
+  Micros within = 0;
+};
+
+struct Sample {
+  std::string line;
+  std::map<std::string, std::string> captures;  // expected named groups
+  long source_line = 0;
+};
+
+// NVIDIA's catalogue reads some Xids by how they repeat: one process hitting Xid 13/31/43 is an
+// application fault, while the same Xid from several processes (restarts, other jobs) on one GPU
+// that no other GPU of the job shows points at that GPU. What the root cause becomes then.
+struct Repeated {
+  int processes = 2;  // distinct processes (pids) that hit it on the one GPU
+  std::string category, family, blame, confidence, action;
+};
+
+// How a symptom reads when no cause is found (precedence): a rank that gave up waiting for its
+// peers (a collective or barrier timeout), a process ending after an error elsewhere, or a
+// communication library reporting an error of its own (a system, internal or CUDA error) that names
+// no peer and no device fault.
+enum class Signal { error, timeout, teardown, library };
+
+struct Rule {
+  std::string id, title, pattern, category, family, blame, confidence, action;
+  std::vector<std::string> literals, streams;
+  Role role = Role::symptom;
+  int priority = 50;
+  int lines = 1;
+  Micros burst = 60 * kMicrosPerSecond;
+  std::vector<Explain> explains;
+  std::optional<Repeated> repeated;
+  std::vector<Condition> when;  // all must hold for a match
+  // A cause that is one only when nothing stronger is there (a row-remap-pending Xid, one RDMA
+  // completion error): the root cause, at low confidence, only when no other cause exists.
+  bool fallback = false;
+  Signal signal = Signal::error;
+  std::vector<Sample> match, no_match;
+  std::string file;  // where it was defined, for messages
+  long line = 0;
+  std::shared_ptr<const re2::RE2> re;
+  bool reads_stream(std::string_view stream) const;
+};
+
+// A metric to evaluate (docs/metrics.md): the source queries `selector` for the job's hosts over the
+// window and states each series whose `condition` holds as a line in the "metrics" stream;
+// ordinary rules read those lines (so metric findings have samples and roles like log findings).
+struct MetricSpec {
+  std::string id, selector;
+  std::string condition = "increase";  // increase | changed | above
+  double threshold = 0;                // increase/above: must exceed it; changed: ignored
+  std::string file;
+  long line = 0;
+};
+
+struct EmbeddedRuleset {
+  const char* name;
+  const char* text;
+};
+const std::vector<EmbeddedRuleset>& builtin_rulesets();
+
+struct RuleSet {
+  std::vector<Rule> rules;  // sorted by id
+  std::vector<MetricSpec> metrics;  // sorted by id
+  std::string digest;       // SHA-256 over the rule sources used
+  const Rule* find(std::string_view id) const;
+};
+
+// Parses one ruleset file's text; compiles patterns; does not run samples. `metrics` gets the
+// file's [[metric]] tables when non-null (they are an error otherwise).
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file,
+                                      std::vector<MetricSpec>* metrics = nullptr);
+// A rule file, or the *.toml files of a directory in name order.
+std::vector<std::string> list_rule_files(const std::string& path);
+// One ruleset file's name and text, as loaded: what a bundle keeps so a replay uses the same rules.
+struct RuleSource {
+  std::string name, text;
+  bool user = false;  // a user file may replace a built-in rule by id
+};
+// Built-ins, then each user file or directory of *.toml, read in order.
+Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// Parses and checks every sample; a later user rule replaces an earlier one with the same id.
+Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources);
+// read_rule_sources then load_rule_sources.
+Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// The rule's named captures on `text` (repeated names merged, the first that took part wins);
+// false unless the pattern matches and every `when` condition holds.
+bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out);
+// Runs one rule's samples through the same prefilter + pattern path that scanning uses.
+Status check_samples(const Rule& rule);
+// A selector of an `explains` entry matches a rule.
+bool selector_matches(std::string_view selector, const Rule& rule);
+
+}  // namespace attribution

@@ -1,0 +1,184 @@
+#include <catch2/catch.hpp>
+
+#include "core/rules/matcher.hpp"
+#include "core/rules/rules.hpp"
+#include "tests/test_util.hpp"
+
+using namespace attribution;
+
+namespace {
+const char* kGood = R"(
+[[rule]]
+id = "t.xid79"
+title = "GPU fell off the bus"
+literals = ["NVRM: Xid"]
+pattern = 'NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F:]+)[^)]*\): (?P<xid>79),'
+role = "cause"
+category = "gpu_fallen_off_bus"
+family = "accelerator-gpu"
+blame = "infrastructure"
+explains = ["role:symptom", { what = "t.xid45", scope = "gpu", within = "5m" }]
+match = [{ line = "NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.", captures = { pci = "0000:91:00", xid = "79" } }]
+no_match = ["NVRM: Xid (PCI:0000:91:00): 48, pid='<unknown>'"]
+)";
+}  // namespace
+
+TEST_CASE("a valid rule loads with its explains table") {
+  auto rules = parse_rules(kGood, "good.toml");
+  REQUIRE(rules);
+  REQUIRE(rules->size() == 1);
+  const Rule& r = rules->front();
+  CHECK(r.role == Role::cause);
+  REQUIRE(r.explains.size() == 2);
+  CHECK(r.explains[0].scope == Scope::job);
+  CHECK(r.explains[1].scope == Scope::gpu);
+  CHECK(r.explains[1].within == 5 * 60 * kMicrosPerSecond);
+  CHECK(check_samples(r));
+  CHECK(selector_matches("t.*", r));
+  CHECK(selector_matches("family:accelerator-gpu", r));
+  CHECK(selector_matches("role:cause", r));
+  CHECK_FALSE(selector_matches("category:other", r));
+}
+
+TEST_CASE("a failing sample is an error naming file / line and rule") {
+  std::string text = kGood;
+  std::string from = "captures = { pci = \"0000:91:00\"";
+  text.replace(text.find(from), from.size(), "captures = { pci = \"0000:92:00\"");
+  auto rules = parse_rules(text, "bad.toml");
+  REQUIRE(rules);
+  auto st = check_samples(rules->front());
+  REQUIRE_FALSE(st);
+  CHECK(st.error().file == "bad.toml");
+  CHECK(st.error().line == 12);
+  CHECK(st.error().key == "t.xid79");
+  CHECK(st.error().message.find("0000:92:00") != std::string::npos);
+}
+
+TEST_CASE("a no_match sample that matches fails") {
+  std::string text = kGood;
+  text.replace(text.find("): 48,"), 6, "): 79,");
+  auto rules = parse_rules(text, "bad.toml");
+  REQUIRE(rules);
+  CHECK_FALSE(check_samples(rules->front()));
+}
+
+TEST_CASE("a sample without any literal fails: the prefilter would drop the line") {
+  std::string text = kGood;
+  text.replace(text.find("literals = [\"NVRM: Xid\"]"), 24, "literals = [\"nvrm\"]");
+  auto rules = parse_rules(text, "bad.toml");
+  REQUIRE(rules);
+  auto st = check_samples(rules->front());
+  REQUIRE_FALSE(st);
+  CHECK(st.error().message.find("literals") != std::string::npos);
+}
+
+TEST_CASE("invalid rules are errors with the line") {
+  auto bad = [](std::string text, std::string want) {
+    auto r = parse_rules(text, "x.toml");
+    REQUIRE_FALSE(r);
+    INFO(r.error().message);
+    CHECK(r.error().message.find(want) != std::string::npos);
+    CHECK(r.error().file == "x.toml");
+    CHECK(r.error().line > 0);
+  };
+  std::string base = kGood;
+  bad(std::string(base).replace(base.find("role = \"cause\""), 14, "role = \"culprit\""), "role 'culprit'");
+  bad(std::string(base).replace(base.find("pattern = '"), 11, "pattern = '(unclosed"), "does not compile");
+  bad(std::string(base).replace(base.find("family = \"accelerator-gpu\""), 26, "family = \"gpu\""), "family 'gpu'");
+  bad(std::string(base) + "\nwat = 1\n", "unknown key 'wat'");
+  bad("[[rule]]\nid = \"x\"\ntitle = [1\n", "");  // TOML syntax error
+  bad("[[rule]]\nid = \"x\"\ntitle = \"t\"\npattern = \"a\"\nliterals = [\"a\"]\nrole = \"symptom\"\n", "match sample");
+  std::string with_repeated = std::string(base).replace(base.find("explains ="), 0, "repeated = { processes = 1 }\n");
+  bad(with_repeated, "processes must be between 2 and 1000");
+  bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { blame = \"gpu\" }\n"), "blame 'gpu'");
+  bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { after = 2 }\n"), "unknown key 'after'");
+  bad(std::string(base).replace(base.find("explains ="), 0, "repeated = 2\n"), "repeated is a table");
+  const std::string literals = "literals = [\"NVRM: Xid\"]";
+  bad(std::string(base).replace(base.find(literals), literals.size(), "literals = [\"" + std::string(2000, 'x') + "\"]"),
+      "a literal must be at most 1024 bytes");
+}
+
+TEST_CASE("a repeated reading keeps the rule's own labels where it does not set them") {
+  std::string base = kGood;
+  auto r = parse_rules(std::string(base).replace(base.find("explains ="), 0,
+                                                 "repeated = { processes = 3, category = \"gpu_suspect\" }\n"),
+                       "x.toml");
+  REQUIRE(r);
+  REQUIRE(r.value()[0].repeated);
+  const Repeated& rep = *r.value()[0].repeated;
+  CHECK(rep.processes == 3);
+  CHECK(rep.category == "gpu_suspect");
+  CHECK(rep.family == "accelerator-gpu");
+  CHECK(rep.blame == "infrastructure");
+  CHECK(rep.confidence == "high");
+}
+
+TEST_CASE("built-in rulesets load and every sample passes") {
+  auto set = load_rules({});
+  REQUIRE(set);
+  CHECK(set->rules.size() > 50);
+  CHECK(set->digest.size() == 64);
+  CHECK(std::is_sorted(set->rules.begin(), set->rules.end(), [](const Rule& a, const Rule& b) { return a.id < b.id; }));
+  for (const auto& r : set->rules) {
+    INFO(r.id);
+    CHECK(check_samples(r));
+  }
+}
+
+TEST_CASE("user rules add to and override built-ins by id") {
+  test::TempDir dir;
+  auto set0 = load_rules({});
+  REQUIRE(set0);
+  std::string path = dir.file("mine.toml", kGood);
+  auto set = load_rules({path});
+  REQUIRE(set);
+  CHECK(set->rules.size() == set0->rules.size() + 1);
+  CHECK(set->find("t.xid79"));
+  CHECK(set->digest != set0->digest);
+  // Overriding a built-in: same id, new title.
+  std::string over = kGood;
+  std::string first_id = set0->rules.front().id;
+  over.replace(over.find("t.xid79"), 7, first_id);
+  auto set2 = load_rules({dir.file("over.toml", over)});
+  REQUIRE(set2);
+  CHECK(set2->rules.size() == set0->rules.size());
+  CHECK(set2->find(first_id)->title == "GPU fell off the bus");
+  auto missing = load_rules({dir.path() + "/nope.toml"});
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().file.find("nope.toml") != std::string::npos);
+}
+
+TEST_CASE("the prefilter + RE2::Set path agrees with running every rule on every line") {
+  auto set = load_rules({});
+  REQUIRE(set);
+  auto m = Matcher::build(*set);
+  REQUIRE(m);
+  // Every sample line of every rule, through both paths.
+  std::vector<std::string> lines;
+  for (const auto& r : set->rules) {
+    for (const auto& s : r.match) lines.push_back(s.line.substr(0, s.line.find('\n')));
+    for (const auto& s : r.no_match) lines.push_back(s.line);
+  }
+  std::vector<int> fast, slow;
+  for (const auto& line : lines) {
+    (*m)->match_line(line, "applog", &fast);
+    // match_line finds the pattern's hits; `when` conditions are checked with the captures, as the scan does.
+    std::erase_if(fast, [&](int i) {
+      std::map<std::string, std::string> caps;
+      return !(*m)->captures(i, line, &caps);
+    });
+    slow.clear();
+    for (size_t i = 0; i < set->rules.size(); ++i) {
+      const Rule& r = set->rules[i];
+      if (r.lines > 1 || !r.reads_stream("applog")) continue;
+      bool lit = false;
+      for (const auto& l : r.literals) lit |= line.find(l) != std::string::npos;
+      std::map<std::string, std::string> caps;
+      if (lit && (*m)->captures(static_cast<int>(i), line, &caps)) slow.push_back(static_cast<int>(i));
+    }
+    INFO(line);
+    CHECK(fast == slow);
+    // And the buffer prefilter finds the line whenever a rule matches it.
+    if (!slow.empty()) CHECK((*m)->next_candidate_line(line, 0) == 0);
+  }
+}

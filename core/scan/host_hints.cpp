@@ -1,0 +1,210 @@
+#include "core/scan/host_hints.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <filesystem>
+#include <re2/re2.h>
+#include <vector>
+
+namespace attribution {
+namespace {
+
+bool lower_host(std::string_view w) {
+  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
+           c == '_' || c == '.';
+  });
+}
+
+// The kind of a per-machine log, as file names carry it next to the machine's name.
+bool kind_word(std::string_view w) {
+  static const std::set<std::string, std::less<>> words = {
+      "dmesg", "syslog", "kern", "kernel", "messages", "journal", "journalctl", "nvidia", "smi", "bug", "report",
+      "log", "logs", "out", "err", "stdout", "stderr", "console", "output", "pasted", "excerpt", "grep", "ssh",
+      "sosreport", "lspci", "ibstat", "dcgm", "diag", "fabricmanager", "xid", "xids", "errors", "error", "crash"};
+  return words.count(w) > 0;
+}
+
+// Words that name what a log is about, never a machine.
+bool common_word(std::string_view w) {
+  static const std::set<std::string, std::less<>> words = {
+      "train", "training", "trainer", "finetune", "pretrain", "eval", "evaluation", "inference", "infer", "serve",
+      "server", "worker", "workers", "master", "main", "driver", "launcher", "launch", "run", "runs", "job", "jobs",
+      "task", "debug", "trace", "traces", "info", "warn", "nccl", "torch", "pytorch", "deepspeed", "megatron", "vllm",
+      "ray", "slurm", "sbatch", "srun", "mpirun", "torchrun", "kubectl", "pod", "pods", "describe", "events", "event",
+      "paste", "snippet", "full", "head", "tail", "hang", "stack", "traceback", "backtrace", "dump", "core", "repro",
+      "test", "tests", "example", "sample", "node", "nodes", "host", "hosts", "gpu", "gpus", "cpu", "mem", "memory",
+      "oom", "net", "network", "ib", "rdma", "storage", "disk", "config", "env", "setup", "install", "build",
+      "health", "status", "result", "results", "summary", "notes", "query", "init", "rank", "ranks", "local",
+      "remote", "ps", "top", "ping", "nslookup", "screenshot", "file", "tmp", "copy", "new", "old", "final", "part",
+      "first", "second", "third", "before", "after", "fm", "plugin", "operator", "model", "step", "epoch"};
+  return words.count(w) > 0 || kind_word(w);
+}
+
+bool numeric(std::string_view w) {
+  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// Counters, versions and model sizes in file names: "rank3", "v2", "llama3", "70b".
+bool counter_word(std::string_view w) {
+  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|gpu|cuda|python|py|llama|gpt|qwen|mistral|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
+  return numeric(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
+}
+
+std::vector<std::string> split(const std::string& s, const char* seps) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || std::strchr(seps, s[i])) {
+      if (i > b) out.push_back(s.substr(b, i - b));
+      b = i + 1;
+    }
+  return out;
+}
+
+// One '_' or '.' separated part of a file name: the machine it names once log kinds (and the
+// counters beside them) are peeled off its ends, or empty. `peeled` says a kind word was removed.
+std::string machine_in_part(const std::string& part, bool& peeled) {
+  std::vector<std::string> w = split(part, "-");
+  auto peel = [&](bool front) {
+    // Counters next to a kind word go with it ("dmesg-2"); alone they belong to the name ("iam06-1").
+    size_t n = 0;
+    while (n < w.size() && numeric(front ? w[n] : w[w.size() - 1 - n])) ++n;
+    if (n < w.size() && kind_word(front ? w[n] : w[w.size() - 1 - n])) {
+      if (front) w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n + 1));
+      else w.resize(w.size() - n - 1);
+      peeled = true;
+      return true;
+    }
+    return false;
+  };
+  while (!w.empty() && (peel(true) || peel(false))) {
+  }
+  bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
+  if (w.empty() || all_common) return "";
+  std::string out;
+  for (const auto& x : w) out += (out.empty() ? "" : "-") + x;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string_view> section_host(std::string_view line) {
+  static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([a-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?)");
+  static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([a-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?)");
+  static const RE2 suse(R"(^([a-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] )");
+  static const RE2 ssh(R"(^\s*(?:[$#] )?ssh (?:-\S+ (?:\S+ )?)*(?:[\w.-]+@)?([a-z0-9][\w.-]*)\s*$)");
+  static const RE2 k8s_node(R"(^Node:\s+([a-z0-9][\w.-]*)(?:/[0-9a-f.:]+)?\s*$)");
+  re2::StringPiece host;
+  re2::StringPiece in(line.data(), line.size());
+  for (const RE2* re : {&prompt, &bracket, &suse, &ssh, &k8s_node})
+    if (RE2::PartialMatch(in, *re, &host) && lower_host(std::string_view(host.data(), host.size())))
+      return std::string_view(host.data(), host.size());
+  return std::nullopt;
+}
+
+std::optional<std::string_view> declared_host(std::string_view line) {
+  static const RE2 re(R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)))");
+  re2::StringPiece a, b, c;
+  if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c)) return std::nullopt;
+  re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : c;
+  std::string_view host(h.data(), h.size());
+  if (!lower_host(host) || host == "localhost") return std::nullopt;
+  return host;
+}
+
+std::string host_from_file_name(const std::string& path, const std::set<std::string>& nodes) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".gz", ".txt", ".log", ".out", ".err", ".json"})
+    if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
+      name.resize(name.size() - std::strlen(ext));
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (!nodes.empty()) {
+    // A node as a separate token: "dmesg-node12", "node12_2025-03-14", "node12".
+    for (const auto& n : nodes) {
+      for (size_t at = lower.find(n); at != std::string::npos; at = lower.find(n, at + 1)) {
+        bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
+        size_t end = at + n.size();
+        bool right = end == lower.size() || !std::isalnum(static_cast<unsigned char>(lower[end]));
+        if (left && right) return n;
+      }
+    }
+    return "";
+  }
+  // Without a node list: the parts between '_' and '.', each with log kinds peeled off; a date or a
+  // counter part says nothing. One candidate left, with a digit or beside a log kind, is the host.
+  std::vector<std::string> kept;
+  bool peeled = false;
+  for (const std::string& part : split(lower, "_. ")) {
+    std::string m = machine_in_part(part, peeled);
+    if (!m.empty()) kept.push_back(m);
+  }
+  if (kept.size() != 1) return "";  // none, or several candidates: no guess
+  const std::string& h = kept.front();
+  bool has_digit = std::any_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  bool has_alpha = std::any_of(h.begin(), h.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  if (!has_alpha || h.size() < 2 || !lower_host(h) || !(has_digit || peeled)) return "";
+  return h;
+}
+
+namespace {
+constexpr size_t kSectionLookBack = size_t(8) << 20;  // a prompt further up than this is not looked for
+constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its host at boot, near the top
+
+std::string_view line_at(std::string_view buf, size_t start) {
+  size_t eol = buf.find('\n', start);
+  std::string_view l = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  return l;
+}
+}  // namespace
+
+std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
+  if (!started_ || line_start < scanned_) {  // first query, or one before the last: look back afresh
+    started_ = true;
+    section_ = {};
+    scanned_ = line_start > kSectionLookBack ? buf_.find('\n', line_start - kSectionLookBack) + 1 : 0;
+  }
+  // Only lines that start with a prompt's characters are parsed: the look-back stays cheap.
+  for (size_t pos = scanned_; pos < line_start && pos < buf_.size();) {
+    char c = buf_[pos];
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#') {
+      std::string_view l = line_at(buf_, pos);
+      if (auto h = section_host(l)) section_ = *h, section_pos_ = pos;
+    }
+    size_t eol = buf_.find('\n', pos);
+    if (eol == std::string_view::npos) break;
+    pos = eol + 1;
+  }
+  // The line itself may be the prompt ("root@node1:~# dmesg | grep Xid" names the node it ran on).
+  if (auto h = section_host(line_at(buf_, line_start))) section_ = *h, section_pos_ = line_start;
+  scanned_ = std::max(scanned_, line_start);
+  if (where) *where = section_pos_;
+  return section_;
+}
+
+std::string_view FileHosts::declared(size_t* where) {
+  if (!declared_searched_) {
+    declared_searched_ = true;
+    std::string_view head = buf_.substr(0, kDeclaredSearch);
+    for (std::string_view key : {std::string_view("Set hostname to <"), std::string_view("HOSTNAME="),
+                                 std::string_view("Static hostname: ")}) {
+      size_t at = head.find(key);
+      if (at == std::string_view::npos) continue;
+      size_t start = head.rfind('\n', at);
+      start = start == std::string_view::npos ? 0 : start + 1;
+      if (auto h = declared_host(line_at(buf_, start))) {
+        declared_ = *h;
+        declared_pos_ = start;
+        break;
+      }
+    }
+  }
+  if (where) *where = declared_pos_;
+  return declared_;
+}
+
+}  // namespace attribution

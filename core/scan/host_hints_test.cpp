@@ -1,0 +1,47 @@
+#include "core/scan/host_hints.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace attribution;
+
+TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
+  CHECK(section_host("root@node1:~# dmesg -T | grep NVRM") == "node1");
+  CHECK(section_host("(venv) root@node1:~/kubespray# nvidia-smi") == "node1");
+  CHECK(section_host("kgk2@bock:~$ nvidia-smi") == "bock");
+  CHECK(section_host("[root@skl-node-1 eris]# dmesg -T|grep -E -i -B100 'killed process'") == "skl-node-1");
+  CHECK(section_host("core@paigcr-a-gpu-1013:~ $ dmesg  -T | grep oom -C 100") == "paigcr-a-gpu-1013");
+  CHECK(section_host("ssh jean-zay-iam06") == "jean-zay-iam06");
+  CHECK(section_host("Node:         gpu-node-3/10.0.0.3") == "gpu-node-3");
+  CHECK_FALSE(section_host("user@example.com wrote:"));
+  CHECK_FALSE(section_host("[E ProcessGroupNCCL.cpp:587] [Rank 2] Watchdog caught collective operation timeout"));
+  CHECK_FALSE(section_host("Mar 14 09:41:07 node03 kernel: NVRM: Xid 74"));
+}
+
+TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
+  CHECK(declared_host("[Wed Mar  1 17:44:52 2023] systemd[1]: Set hostname to <jean-zay-iam06>.") == "jean-zay-iam06");
+  CHECK(declared_host("[    0.000000] Command line: vmlinuz ro NODE_ID=service98 HOSTNAME=jean-zay-iam06 SLOT=1") ==
+        "jean-zay-iam06");
+  CHECK(declared_host("   Static hostname: gpu-a-07") == "gpu-a-07");
+  CHECK_FALSE(declared_host("systemd[1]: Set hostname to <localhost>."));
+  CHECK_FALSE(declared_host("export HOSTNAME_SUFFIX=x"));
+}
+
+TEST_CASE("hosts from file names in a flat directory") {
+  std::set<std::string> none;
+  CHECK(host_from_file_name("logs/porter-dmesg.txt", none) == "porter");
+  CHECK(host_from_file_name("logs/dmesg-node12.txt", none) == "node12");
+  CHECK(host_from_file_name("x/atl1-1-03-007-29-0.log", none) == "atl1-1-03-007-29-0");
+  CHECK(host_from_file_name("x/syslog_gpu-a-07_2025-03-14.log", none) == "gpu-a-07");
+  CHECK(host_from_file_name("x/ssh-jean-zay-iam06.txt", none) == "jean-zay-iam06");
+  CHECK(host_from_file_name("x/node12-dmesg-2.log", none) == "node12");
+  CHECK(host_from_file_name("x/ip-10-0-0-7.log", none) == "ip-10-0-0-7");
+  for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
+                               "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
+                               "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
+                               "barrier-count.txt", "2025-03-14.log", "nvidia-smi-query.txt"})
+    CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
+  std::set<std::string> nodes{"node03", "node12"};
+  CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");
+  CHECK(host_from_file_name("x/node033.log", nodes).empty());
+  CHECK(host_from_file_name("x/train.log", nodes).empty());
+}

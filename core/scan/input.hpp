@@ -1,0 +1,39 @@
+#pragma once
+// What the scan reads: the collected sources (how each one's lines are read) and their files, in
+// collection order. Sources produce it; the scan consumes it.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/model.hpp"
+#include "core/scan/line_extract.hpp"
+
+namespace attribution {
+
+struct InputFile {
+  std::string path;  // a file, or for inline text the name shown in evidence locations
+  size_t source = 0;      // index into the collection's sources
+  std::string host_hint;  // from the path: {host}, a node-named directory, or a --logs subdirectory
+  int rank_hint = -1;     // from {rank} or a "rank-N" file name
+  std::shared_ptr<const std::string> text;  // inline content (scheduler facts) instead of a file
+  std::shared_ptr<const FileExtract> extract = nullptr;  // replay: the file's recorded in-window lines
+};
+
+struct SourceRuntime {
+  std::string name, kind, stream;
+  TimeZone zone;
+  std::optional<Micros> boot_time;
+  bool syslog_by_file_name = false;  // --logs: kern.log, dmesg, messages... are read as syslog
+};
+
+struct Collection {
+  std::vector<SourceRuntime> sources;
+  std::vector<SourceCoverage> coverage;  // parallel to sources
+  std::vector<InputFile> files;          // in source order, then path order
+};
+
+// "kern.log", "dmesg", "messages", "syslog", "journal" name kernel/system logs.
+bool is_system_log_name(const std::string& path);
+
+}  // namespace attribution

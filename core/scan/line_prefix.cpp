@@ -1,0 +1,546 @@
+#include "core/scan/line_prefix.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/base/limits.hpp"
+
+namespace attribution {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Parses an unsigned integer at s[i..], advancing i.
+bool number(std::string_view s, size_t& i, int64_t* out, size_t max_digits = 18) {
+  size_t b = i;
+  int64_t v = 0;
+  while (i < s.size() && is_digit(s[i]) && i - b < max_digits) v = v * 10 + (s[i++] - '0');
+  if (i == b) return false;
+  *out = v;
+  return true;
+}
+
+bool two(std::string_view s, size_t i, int* out) {
+  if (i + 2 > s.size() || !is_digit(s[i]) || !is_digit(s[i + 1])) return false;
+  *out = (s[i] - '0') * 10 + (s[i + 1] - '0');
+  return true;
+}
+
+// "HH:MM:SS[.frac]" at s[i..]; advances i.
+bool clock(std::string_view s, size_t& i, CivilTime& t) {
+  if (!two(s, i, &t.hour) || i + 8 > s.size() || s[i + 2] != ':' || !two(s, i + 3, &t.minute) ||
+      s[i + 5] != ':' || !two(s, i + 6, &t.second) || t.hour > 23 || t.minute > 59 || t.second > 60)
+    return false;
+  i += 8;
+  if (i + 1 < s.size() && (s[i] == '.' || s[i] == ',') && is_digit(s[i + 1])) {
+    ++i;
+    int64_t frac = 0;
+    int n = 0;
+    while (i < s.size() && is_digit(s[i])) {
+      if (n < 6) frac = frac * 10 + (s[i] - '0');
+      ++n, ++i;
+    }
+    for (; n < 6; ++n) frac *= 10;
+    t.micros = frac;
+  }
+  return true;
+}
+
+// "[Sun Feb 23 16:24:18 2025]" (dmesg -T: month at 5, clock before year) or "[Jul 19 2025 18:34:57]"
+// (Fabric Manager: month at 1, year before clock), the day maybe space-padded: the offset just past
+// ']', or 0 when `r` does not start with one.
+size_t bracketed_month_stamp(std::string_view r, size_t month_at, bool year_first, CivilTime& t) {
+  if (r.size() < month_at + 22 || r[0] != '[' || r[4] != ' ') return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(month_at, 3));
+  if (!c.month) return 0;
+  size_t j = month_at + 4;
+  if (r[j] == ' ') ++j;
+  int64_t day, year;
+  if (!number(r, j, &day, 2) || day < 1 || day > 31 || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  auto year_then = [&](char after) { return number(r, j, &year, 4) && j < r.size() && r[j] == after; };
+  auto clock_then = [&](char after) { return clock(r, j, c) && j < r.size() && r[j] == after; };
+  if (!(year_first ? year_then(' ') && (++j, clock_then(']')) : clock_then(' ') && (++j, year_then(']')))) return 0;
+  c.day = static_cast<int>(day);
+  c.year = static_cast<int>(year);
+  t = c;
+  return j + 1;
+}
+
+constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
+
+bool host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
+
+bool is_level_word(std::string_view w) {
+  for (std::string_view l : {"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL", "TRACE", "NOTICE"})
+    if (w == l) return true;
+  return false;
+}
+
+// After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
+size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == i || a >= s.size()) return i;
+  auto tag_end = [&](size_t j) -> size_t {  // "tag:" or "tag[123]:"
+    size_t b = j;
+    while (b < s.size() && (host_char(s[b]) || s[b] == '/' || s[b] == '(' || s[b] == ')')) ++b;
+    if (b == j) return 0;
+    if (b < s.size() && s[b] == '[') {
+      while (b < s.size() && s[b] != ']') ++b;
+      if (b < s.size()) ++b;
+    }
+    if (b < s.size() && s[b] == ':') return b + 1;
+    return 0;
+  };
+  if (s[a] == ':') return a + 1;  // "kernel:" with no host
+  if (s[a] == '[') {              // "slurmd[123]:" with no host
+    size_t e = tag_end(i);
+    return e ? e : i;
+  }
+  if (s[a] != ' ') return i;
+  std::string_view word = s.substr(i, a - i);
+  if (is_level_word(word) || word.size() > kMaxHostName) return i;
+  size_t e = tag_end(a + 1);
+  if (!e) return i;
+  p.host = word;
+  return e;
+}
+
+// NCCL "host:pid:tid [dev] " at s[i..]. The host may be a FQDN or an address, or missing where a
+// paste redacted it ("::16674:16674 [0] NCCL INFO").
+bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_' || s[a] == '.')) ++a;
+  if (a == i && a + 1 < s.size() && s[a] == ':' && s[a + 1] == ':') ++a;  // redacted host: "::pid:tid"
+  bool placeholder = false;
+  if (a == i && a < s.size() && s[a] == '<') {  // a paste's "<hostname>:pid:tid" stands for a host it hid
+    size_t close = s.find('>', a);
+    if (close != std::string_view::npos && close - a < 40 && close + 1 < s.size() && s[close + 1] == ':') {
+      a = close + 1;
+      placeholder = true;
+    }
+  }
+  if (a == i || a - i > kMaxHostName || a >= s.size() || s[a] != ':') return false;
+  size_t b = a + 1;
+  int64_t pid, tid, dev;
+  if (!number(s, b, &pid) || b >= s.size() || s[b] != ':') return false;
+  ++b;
+  if (!number(s, b, &tid) || b + 1 >= s.size() || s[b] != ' ') return false;
+  ++b;
+  if (s[b] == '[') {
+    size_t c = b + 1;
+    if (!number(s, c, &dev, 4) || c >= s.size() || s[c] != ']') return false;
+    p.gpu = static_cast<int>(dev);
+    b = c + 1;
+    if (b < s.size() && s[b] == ' ') ++b;
+  } else if (!starts(s.substr(b), "NCCL ")) {
+    return false;
+  }
+  std::string_view host = s.substr(i, a - i);
+  p.host = host == ":" || placeholder ? std::string_view() : host;
+  p.pid = pid;
+  i = b;
+  return true;
+}
+
+// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
+// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
+bool host_like(std::string_view w) {
+  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  bool marked = false, alpha_or_ip = false;
+  for (char c : w) {
+    if (!host_char(c)) return false;
+    if (is_digit(c) || c == '-' || c == '.') marked = true;
+    if (std::isalpha(static_cast<unsigned char>(c))) alpha_or_ip = true;
+  }
+  if (!alpha_or_ip) alpha_or_ip = std::count(w.begin(), w.end(), '.') == 3;  // an IPv4 address
+  return marked && alpha_or_ip && w.back() != '.' && w.back() != '-';
+}
+
+// Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
+// "[worker-0]:" / "[train|3]:" of a launcher or log shipper. Returns the offset after it, or i.
+size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
+  if (i >= s.size() || s[i] != '[') return i;
+  size_t close = s.find(']', i);
+  if (close == std::string_view::npos || close - i > 64) return i;
+  std::string_view inner = s.substr(i + 1, close - i - 1);
+  size_t after = close + 1;
+  if (s.substr(after, 9) == "<stdout>:" || s.substr(after, 9) == "<stderr>:") {  // OpenMPI --tag-output
+    size_t comma = inner.find(',');
+    size_t k = comma + 1;
+    int64_t rank;
+    if (comma != std::string_view::npos && number(inner, k, &rank, 7) && k == inner.size()) p.rank = static_cast<int>(rank);
+    return after + 9;
+  }
+  // A name, not an index: torchrun's failure summary prints "[0]:" as content.
+  if (after >= s.size() || s[after] != ':' || !std::any_of(inner.begin(), inner.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+    return i;
+  for (char c : inner)
+    if (!host_char(c) && c != '|' && c != ',') return i;
+  return after + 1;
+}
+
+// "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
+size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == i || a + 1 >= s.size() || s[a] != ':' || s[a + 1] != ' ') return i;
+  std::string_view w = s.substr(i, a - i);
+  // Slurm 21.08+ names the node in its step daemon's messages: "slurmstepd-gpu20-15: error: ...".
+  if (w.substr(0, 11) == "slurmstepd-" && w.size() > 11) {
+    p.host = w.substr(11);
+    return a + 2;
+  }
+  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
+  if (!host_like(w) || std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) return i;
+  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
+                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
+  for (std::string_view m : kModules)
+    if (w.substr(0, m.size()) == m) return i;
+  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "gpu", "cuda", "step",
+                                                   "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
+  for (std::string_view n : kNotHosts)  // "rank3:", "gpu0:", "step_100:" count things, they are not machines
+    if (w.substr(0, n.size()) == n) {
+      std::string_view rest = w.substr(n.size());
+      if (!rest.empty() && (rest[0] == '_' || rest[0] == '-')) rest.remove_prefix(1);
+      if (std::all_of(rest.begin(), rest.end(), is_digit)) return i;
+    }
+  p.host = w;
+  return a + 2;
+}
+
+// glog "E1218 20:27:21.426415540 " (after '[' or bare): level, month (not zero-padded in c10's
+// C++ logger: "W509" is May 9), two-digit day, time.
+bool glog(std::string_view s, size_t i, CivilTime& t) {
+  if (i + 13 > s.size()) return false;
+  char lv = s[i];
+  if (lv != 'E' && lv != 'W' && lv != 'I' && lv != 'F') return false;
+  size_t n = 0;
+  while (i + 1 + n < s.size() && is_digit(s[i + 1 + n])) ++n;
+  if ((n != 3 && n != 4) || i + 1 + n >= s.size() || s[i + 1 + n] != ' ') return false;
+  t.month = n == 3 ? s[i + 1] - '0' : (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
+  if (!two(s, i + 1 + n - 2, &t.day)) return false;
+  size_t j = i + 2 + n;
+  return clock(s, j, t) && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
+}
+
+std::string_view json_string_field(std::string_view s, std::string_view key) {
+  size_t k = s.find(key);
+  if (k == std::string_view::npos) return {};
+  size_t q = s.find('"', k + key.size() + 1);  // skip closing quote of key, find value quote
+  if (q == std::string_view::npos) return {};
+  size_t e = s.find('"', q + 1);
+  if (e == std::string_view::npos) return {};
+  return s.substr(q + 1, e - q - 1);
+}
+
+}  // namespace
+
+namespace {
+
+// "2024/08/09 13:32:51[.frac]" (Go's log, Kubernetes components) or "05/01/2024 12:00:00" (Python
+// logging's %m/%d/%Y, the Hugging Face default) at r[0..]: the offset past the clock, or 0.
+size_t slash_date(std::string_view r, CivilTime& t) {
+  if (r.size() < 19) return 0;
+  CivilTime c;
+  size_t j = 0;
+  int64_t a, b, y;
+  if (!number(r, j, &a, 4)) return 0;
+  if (j == 4 && r[j] == '/') {  // YYYY/MM/DD
+    ++j;
+    if (!number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
+    ++j;
+    int64_t d;
+    if (!number(r, j, &d, 2)) return 0;
+    c.year = static_cast<int>(a), c.month = static_cast<int>(b), c.day = static_cast<int>(d);
+  } else if (j == 2 && r[j] == '/') {  // MM/DD/YYYY
+    ++j;
+    if (!number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
+    ++j;
+    size_t before = j;
+    if (!number(r, j, &y, 4) || j - before != 4) return 0;
+    c.year = static_cast<int>(y), c.month = static_cast<int>(a), c.day = static_cast<int>(b);
+  } else {
+    return 0;
+  }
+  if (j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (!clock(r, j, c) || c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31 || c.year < 1990) return 0;
+  t = c;
+  return j;
+}
+
+// `date`'s "Thu May  2 10:00:00 2024" (and "... UTC 2024") at r[0..], unbracketed: the offset past it.
+size_t date_output(std::string_view r, CivilTime& t) {
+  static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  if (r.size() < 24 || std::find(std::begin(kDays), std::end(kDays), r.substr(0, 3)) == std::end(kDays) || r[3] != ' ')
+    return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(4, 3));
+  if (!c.month || r[7] != ' ') return 0;
+  size_t j = 8;
+  if (r[j] == ' ') ++j;
+  int64_t day, year;
+  if (!number(r, j, &day, 2) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (!clock(r, j, c) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (r.substr(j, 4) == "UTC ") j += 4;
+  size_t y0 = j;
+  if (!number(r, j, &year, 4) || j - y0 != 4) return 0;
+  c.day = static_cast<int>(day);
+  c.year = static_cast<int>(year);
+  t = c;
+  return j;
+}
+
+LinePrefix parse_prefix_at(std::string_view s) {
+  LinePrefix p;
+  size_t i = 0;
+  if (!s.empty() && s[0] == '{') {  // journald JSON record
+    std::string_view rt = json_string_field(s, "\"__REALTIME_TIMESTAMP\"");
+    size_t k = 0;
+    int64_t us;
+    if (!rt.empty() && number(rt, k, &us) && k == rt.size()) p.epoch = us;
+    p.host = json_string_field(s, "\"_HOSTNAME\"");
+    return p;
+  }
+  for (int guard = 0; guard < 8 && i < s.size(); ++guard) {
+    std::string_view r = s.substr(i);
+    size_t j = 0;
+    int64_t n;
+    CivilTime t;
+    if (guard == 0 && (r[0] == ' ' || is_digit(r[0]))) {  // srun --label "  3: "
+      size_t k = 0;
+      while (k < r.size() && r[k] == ' ') ++k;
+      size_t b = k;
+      if (number(r, k, &n, 7) && k + 1 < r.size() && r[k] == ':' && r[k + 1] == ' ' && k > b) {
+        p.task = static_cast<int>(n);
+        i += k + 2;
+        continue;
+      }
+    }
+    if (starts(r, "[rank")) {
+      j = 5;
+      if (number(r, j, &n, 7) && starts(r.substr(j), "]:")) {
+        p.rank = static_cast<int>(n);
+        i += j + 2;
+        continue;
+      }
+    }
+    if (starts(r, "[default")) {
+      j = 8;
+      if (number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
+        p.local_rank = static_cast<int>(n);
+        i += j + 2;
+        continue;
+      }
+    }
+    if (size_t after = launcher_label(s, i, p); after != i) {
+      i = after;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    if (p.host.empty() && !p.civil && !p.epoch && !p.mono) {
+      if (size_t after = host_label(s, i, p); after != i) {
+        i = after;
+        continue;
+      }
+    }
+    // Ray "(WorkerDict pid=26110) ", "(raylet, ip=10.0.0.7) ", "(Worker pid=1, ip=10.0.0.7) ": ip= is the node.
+    if (r[0] == '(' && (r.find("pid=") < r.find(')') || r.find("ip=") < r.find(')'))) {
+      size_t close = r.find(')');
+      if (size_t ip = r.find("ip="); ip < close) {
+        size_t e = ip + 3;
+        while (e < close && (is_digit(r[e]) || r[e] == '.' || r[e] == ':' || std::isxdigit(static_cast<unsigned char>(r[e])))) ++e;
+        if (e > ip + 3) p.host = r.substr(ip + 3, e - ip - 3);
+      }
+      i += close + 1;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    if (is_digit(r[0])) {
+      if (size_t used = slash_date(r, t)) {  // no host follows these stamps
+        if (!p.civil) p.civil = t;
+        i += used;
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+    }
+    if (size_t used = date_output(r, t)) {
+      if (!p.civil) p.civil = t;
+      i += used;
+      while (i < s.size() && s[i] == ' ') ++i;
+      continue;
+    }
+    if (is_digit(r[0])) {  // ISO time: collector stamp, journal short-iso, dmesg --time-format=iso
+      size_t used = 0;
+      if (auto iso = parse_iso8601(r, &used)) {
+        if (!p.civil) p.civil = iso;  // the first (outermost) stamp is the most reliable
+        i += used;
+        while (i < s.size() && s[i] == ' ') ++i;
+        i = syslog_host_tag(s, i, p);
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+    }
+    if (r.size() > 15 && month_from_abbrev(r.substr(0, 3)) && r[3] == ' ') {  // RFC 3164
+      t.month = month_from_abbrev(r.substr(0, 3));
+      j = 4;
+      if (r[j] == ' ') ++j;
+      int64_t day;
+      if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
+        ++j;
+        t.day = static_cast<int>(day);
+        if (clock(r, j, t) && j < r.size() && r[j] == ' ') {
+          if (!p.civil) p.civil = t;
+          i += j + 1;
+          i = syslog_host_tag(s, i, p);
+          while (i < s.size() && s[i] == ' ') ++i;
+          continue;
+        }
+      }
+    }
+    if (r[0] == '[' && r.size() > 3) {
+      j = 1;
+      while (j < r.size() && r[j] == ' ') ++j;
+      int64_t sec;
+      // "[" and blanks only: j is past the end. At most 12 digits: seconds * 10^6 must not overflow.
+      if (j < r.size() && is_digit(r[j]) && number(r, j, &sec, 12) && j < r.size() && r[j] == '.') {  // dmesg [mono]
+        ++j;
+        int64_t frac = 0;
+        size_t fb = j;
+        if (number(r, j, &frac, 9) && j < r.size() && r[j] == ']') {
+          size_t nd = j - fb;
+          for (; nd < 6; ++nd) frac *= 10;
+          for (; nd > 6; --nd) frac /= 10;
+          p.mono = sec * kMicrosPerSecond + frac;
+          i += j + 1;
+          while (i < s.size() && s[i] == ' ') ++i;
+          continue;
+        }
+      }
+      size_t used = 0;
+      if (auto iso = parse_iso8601(r.substr(1), &used); iso && 1 + used < r.size() && r[1 + used] == ']') {
+        if (!p.civil) p.civil = iso;  // NCCL "[2025-11-09 07:39:30] ", Talos "[...Z]:"
+        i += used + 2;
+        if (i < s.size() && s[i] == ':') ++i;
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+      // dmesg -T "[Sun Feb 23 16:24:18 2025]", Fabric Manager "[Jul 19 2025 18:34:57]"
+      size_t end = bracketed_month_stamp(r, 5, false, t);
+      if (!end) end = bracketed_month_stamp(r, 1, true, t);
+      if (end) {
+        if (!p.civil) p.civil = t;
+        i += end;
+        while (i < s.size() && s[i] == ' ') ++i;
+        continue;
+      }
+      if (glog(r, 1, t)) {  // "[E1218 20:27:21.426415540 file:line] " — keep it in the message
+        if (!p.civil) p.civil = t;
+        break;
+      }
+    }
+    if (glog(r, 0, t)) {  // elastic "E0813 08:21:22.980000 1245483 file.py:984] "
+      if (!p.civil) p.civil = t;
+      break;
+    }
+    if (nccl_ident(s, i, p)) continue;
+    break;
+  }
+  p.message_offset = i;
+  return p;
+}
+
+bool says_something(const LinePrefix& p) { return p.civil || p.epoch || p.mono || !p.host.empty() || p.pid >= 0; }
+
+// A prefix behind a wrapper: grep's "file:" or "file:123:" before the line, or an alerting or
+// forwarding text before a syslog header ("<alert>: Mar 14 09:41:07 node03 kernel: ...").
+std::optional<LinePrefix> behind_wrapper(std::string_view s) {
+  size_t colon = s.find(':');
+  if (colon != std::string_view::npos && colon > 0 && colon < 200 && s.substr(0, colon).find(' ') == std::string_view::npos) {
+    size_t k = colon + 1;
+    int64_t line_no;
+    size_t d = k;
+    if (number(s, d, &line_no, 9) && d < s.size() && s[d] == ':') k = d + 1;
+    LinePrefix q = parse_prefix_at(s.substr(k));
+    if (q.civil || q.epoch || q.mono || (!q.host.empty() && q.pid >= 0)) {
+      q.message_offset += k;
+      return q;
+    }
+  }
+  // A syslog header further in: "Mon dd hh:mm:ss host tag:" after a space.
+  for (size_t at = s.find(' '); at != std::string_view::npos && at < 300; at = s.find(' ', at + 1)) {
+    std::string_view r = s.substr(at + 1);
+    if (r.size() < 16 || !month_from_abbrev(r.substr(0, 3)) || r[3] != ' ') continue;
+    LinePrefix q = parse_prefix_at(r);
+    if (q.civil && !q.host.empty()) {
+      q.message_offset += at + 1;
+      return q;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+LinePrefix parse_line_prefix(std::string_view s) {
+  LinePrefix p = parse_prefix_at(s);
+  if (!says_something(p) && p.rank < 0 && p.task < 0 && !s.empty() && (s[0] == ' ' || s[0] == '\t' || s[0] == '>')) {
+    // A paste indented, or quoted in a reply ("> [rank0]: ..."): the prefix after the indent counts.
+    size_t k = 0;
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t' || s[k] == '>')) ++k;
+    LinePrefix q = parse_prefix_at(s.substr(k));
+    if (says_something(q) || q.rank >= 0) {
+      q.message_offset += k;
+      return q;
+    }
+  }
+  if (!p.host.empty()) return p;
+  // No machine named yet: a syslog header may sit behind a wrapper (a grep file name, an alert or a
+  // forwarder's own stamp and tag). Its host counts; the outer time, when there is one, stays.
+  if (auto q = behind_wrapper(s)) {
+    if (!says_something(p) && p.rank < 0 && p.local_rank < 0 && p.task < 0) return *q;
+    p.host = q->host;
+    if (!p.civil && !p.epoch && !p.mono) p.civil = q->civil;
+    p.message_offset = q->message_offset;
+  }
+  return p;
+}
+
+std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) {
+  if (p.epoch) return p.epoch;
+  if (p.civil) {
+    CivilTime t = *p.civil;
+    if (t.year == 0) t = with_year_near(t, ctx.year_anchor, ctx.year_cap, ctx.year_floor);
+    if (t.utc_offset_s) return civil_to_micros_utc(t) - Micros(*t.utc_offset_s) * kMicrosPerSecond;
+    return ctx.zone.to_utc(t);
+  }
+  if (p.mono && ctx.boot) return *ctx.boot + *p.mono;
+  return std::nullopt;
+}
+
+std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts) {
+  std::string out;
+  size_t pos = start;
+  for (int i = 0; i < lines && pos < buf.size(); ++i) {
+    if (starts) starts->push_back(pos);
+    size_t eol = buf.find('\n', pos);
+    std::string_view l = buf.substr(pos, eol == std::string_view::npos ? buf.npos : eol - pos);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    LinePrefix p = parse_line_prefix(l);
+    std::string_view msg = p.civil || p.mono || p.epoch ? l : l.substr(p.message_offset);
+    if (i) out += '\n';
+    out.append(msg.substr(0, kMaxEvidenceText));
+    if (eol == std::string_view::npos) break;
+    pos = eol + 1;
+  }
+  return out;
+}
+
+}  // namespace attribution

@@ -1,0 +1,241 @@
+#include <catch2/catch.hpp>
+
+#include "core/scan/line_prefix.hpp"
+
+using namespace attribution;
+
+namespace {
+Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
+TimeContext ctx2025() { return TimeContext{TimeZone::utc(), utc("2025-03-14T00:00:00Z"), std::nullopt}; }
+}  // namespace
+
+TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid dev prefix") {
+  auto p = parse_line_prefix(
+      "[2025-11-09 07:39:30] h100-28:238:1313 [0] transport/net_ib.cc:2451 NCCL WARN NET/IB: Got completion");
+  CHECK(p.host == "h100-28");
+  CHECK(p.pid == 238);
+  CHECK(p.gpu == 0);
+  CHECK(*resolve_time(p, ctx2025()) == utc("2025-11-09T07:39:30Z"));
+}
+
+TEST_CASE("collector stamp with zone wins over NCCL's local stamp") {
+  auto p = parse_line_prefix(
+      "2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1219 [0] transport/net_ib.cc:180 NCCL WARN x");
+  CHECK(p.host == "h100-28");
+  CHECK(*resolve_time(p, ctx2025()) == utc("2025-11-09T07:39:31.043Z"));
+}
+
+TEST_CASE("NCCL lines before 2.26 carry no time") {
+  auto p = parse_line_prefix("kp-ddp-worker-0:3468:3905 [4] NCCL INFO transport/net.cc:1302 -> 6");
+  CHECK(p.host == "kp-ddp-worker-0");
+  CHECK(p.gpu == 4);
+  CHECK_FALSE(resolve_time(p, ctx2025()));
+}
+
+TEST_CASE("PyTorch rank prefix and glog time without year") {
+  auto p = parse_line_prefix(
+      "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout");
+  CHECK(p.rank == 0);
+  TimeContext c{TimeZone::utc(), utc("2024-12-20T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2024-12-18T20:27:21.426415Z"));
+  auto no_time = parse_line_prefix("[rank1]:[E ProcessGroupNCCL.cpp:577] [Rank 1] Some NCCL operations have failed");
+  CHECK(no_time.rank == 1);
+  CHECK_FALSE(resolve_time(no_time, c));
+}
+
+TEST_CASE("c10 logger months are not zero-padded") {
+  auto p = parse_line_prefix("[rank5]:[W509 02:29:39.508328002 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 5] x");
+  TimeContext c{TimeZone::utc(), utc("2025-05-01T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2025-05-09T02:29:39.508328Z"));
+  auto q = parse_line_prefix("[W522 11:47:46.952883182 TCPStore.cpp:106] [c10d] sendBytes failed");
+  CHECK(*resolve_time(q, c) == utc("2025-05-22T11:47:46.952883Z"));
+}
+
+TEST_CASE("Ray and srun label prefixes") {
+  auto p = parse_line_prefix("(WorkerDict pid=26110) [rank7]:[W1120 01:13:20.892421310 ProcessGroupNCCL.cpp:1662] x");
+  CHECK(p.rank == 7);
+  auto s = parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO comm 0x1 rank 12");
+  CHECK(s.task == 12);  // a task id, not a rank: the job's layout decides (scan)
+  CHECK(s.rank == -1);
+  CHECK(s.host == "node05");
+  CHECK(s.gpu == 3);
+  auto d = parse_line_prefix("[default3]:Traceback (most recent call last):");
+  CHECK(d.local_rank == 3);
+}
+
+TEST_CASE("torchrun elastic agent glog line") {
+  auto p = parse_line_prefix(
+      "E0813 08:21:22.980000 1245483 torch/distributed/elastic/multiprocessing/api.py:984] failed (exitcode: -6)");
+  TimeContext c{TimeZone::utc(), utc("2025-08-01T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2025-08-13T08:21:22.98Z"));
+}
+
+TEST_CASE("syslog with and without hostname / with dmesg monotonic inside") {
+  auto p = parse_line_prefix(
+      "Dec  2 10:43:35 worker4 kernel: [240314.528856] NVRM: Xid (PCI:0000:07:00): 48, pid='<unknown>'");
+  CHECK(p.host == "worker4");
+  REQUIRE(p.mono);
+  CHECK(*p.mono == 240314528856);
+  TimeContext c{TimeZone::utc(), utc("2024-11-30T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2024-12-02T10:43:35Z"));
+  auto q = parse_line_prefix("May 18 19:02:39 kernel: NVRM: GPU at PCI:0000:2b:00: GPU-0b11d014");
+  CHECK(q.host.empty());
+  CHECK(q.civil);
+  auto r = parse_line_prefix("Mar 14 09:41:07 node03 slurmd[2211]: error: something");
+  CHECK(r.host == "node03");
+}
+
+TEST_CASE("journal short-iso names the host / log levels are not hosts") {
+  auto p = parse_line_prefix("2026-09-14T20:30:27-0400 Farttop kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=0");
+  CHECK(p.host == "Farttop");
+  CHECK(*resolve_time(p, ctx2025()) == utc("2026-09-15T00:30:27Z"));
+  auto q = parse_line_prefix("2025-03-14 09:00:01 INFO trainer: step 10");
+  CHECK(q.host.empty());
+}
+
+TEST_CASE("dmesg raw needs a boot time / dmesg -T has its own") {
+  auto p = parse_line_prefix("[430954.509105] NVRM: Xid (PCI:0000:52:00): 48, pid='<unknown>'");
+  REQUIRE(p.mono);
+  CHECK_FALSE(resolve_time(p, ctx2025()));
+  TimeContext c = ctx2025();
+  c.boot = utc("2025-03-10T00:00:00Z");
+  CHECK(*resolve_time(p, c) == c.boot.value() + 430954509105);
+  auto t = parse_line_prefix("[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380");
+  CHECK(*resolve_time(t, ctx2025()) == utc("2025-02-23T16:24:18Z"));
+  CHECK(*resolve_time(parse_line_prefix("[Sun Feb  2 16:24:18 2025] x"), ctx2025()) == utc("2025-02-02T16:24:18Z"));
+  CHECK_FALSE(parse_line_prefix("[Sun Feb 99 16:24:18 2025] x").civil);
+  auto iso = parse_line_prefix("2024-01-15T03:00:00,000000+00:00 NVRM: Xid (PCI:0000:01:00): 79");
+  CHECK(*resolve_time(iso, ctx2025()) == utc("2024-01-15T03:00:00Z"));
+}
+
+TEST_CASE("Fabric Manager stamps its lines [Mon D YYYY HH:MM:SS]") {
+  // NVLink switch tray (NMX-C) fabricmanager.log, as in NVIDIA GB200 runbooks
+  std::string_view line = "[Jul 19 2025 18:34:57] [WARNING] [tid 134] Trunk port failure detected for switch GUID 0xb0cf";
+  auto p = parse_line_prefix(line);
+  REQUIRE(p.civil);
+  CHECK(*resolve_time(p, ctx2025()) == utc("2025-07-19T18:34:57Z"));
+  CHECK(line.substr(p.message_offset).substr(0, 9) == "[WARNING]");
+  CHECK(*resolve_time(parse_line_prefix("[Apr 1 2025 08:03:56] [INFO] [tid 259] x"), ctx2025()) == utc("2025-04-01T08:03:56Z"));
+  CHECK_FALSE(parse_line_prefix("[Jul 19 2025 18:34] x").civil);
+  CHECK_FALSE(parse_line_prefix("[Jul 19 20xx 18:34:57] x").civil);
+  CHECK(*resolve_time(parse_line_prefix("[Jul  9 2025 18:34:57] [INFO] x"), ctx2025()) == utc("2025-07-09T18:34:57Z"));
+  CHECK_FALSE(parse_line_prefix("[Jul 0 2025 18:34:57] x").civil);
+  CHECK_FALSE(parse_line_prefix("[Jul 99 2025 18:34:57] x").civil);
+}
+
+TEST_CASE("journald JSON records give epoch micros and hostname") {
+  auto p = parse_line_prefix(
+      R"({"_HOSTNAME" : "pn", "_TRANSPORT" : "kernel", "MESSAGE" : "blk_update_request", "__REALTIME_TIMESTAMP" : "1601471260802301"})");
+  CHECK(p.host == "pn");
+  CHECK(*resolve_time(p, ctx2025()) == 1601471260802301);
+}
+
+TEST_CASE("local times use the source's zone") {
+  auto p = parse_line_prefix("Mar 14 10:41:07 node03 kernel: x");
+  TimeContext c{*TimeZone::parse("+01:00"), utc("2025-03-14T00:00:00Z"), std::nullopt};
+  CHECK(*resolve_time(p, c) == utc("2025-03-14T09:41:07Z"));
+}
+
+TEST_CASE("garbage prefixes parse to nothing without crashing") {
+  for (const char* s : {"", "[", "[rank", "[rank]:", "99999999999999999999: x", "Mar", "Mar 99 99:99:99 x",
+                        "[12345.", "[E9999 99:99:99.1 x]", "host:1:", "{", "{\"__REALTIME_TIMESTAMP\" : \"x\"}"}) {
+    auto p = parse_line_prefix(s);
+    CHECK(p.message_offset <= std::string_view(s).size());
+  }
+}
+
+TEST_CASE("a word longer than a DNS name is not a host") {
+  // Found by the fault matrix: a 16 MiB line after a collector stamp made its first word the host,
+  // so the finding was dropped as another node's.
+  std::string huge = "2025-05-06T10:07:00Z " + std::string(300, 'x') + " RuntimeError: CUDA error";
+  CHECK(parse_line_prefix(huge).host.empty());
+  std::string nccl = std::string(300, 'h') + ":1:2 [0] NCCL WARN x";
+  CHECK(parse_line_prefix(nccl).host.empty());
+  CHECK(parse_line_prefix("2025-05-06T10:07:00Z gpu-node01 kernel: x").host == "gpu-node01");
+}
+
+TEST_CASE("launcher labels before an NCCL prefix: OpenMPI tags and bracketed names") {
+  auto m = parse_line_prefix("[1,3]<stderr>:gpu-a-07:4411:4630 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB");
+  CHECK(m.rank == 3);
+  CHECK(m.host == "gpu-a-07");
+  CHECK(m.pid == 4411);
+  auto b = parse_line_prefix("[worker-0]: node05:1234:1240 [3] NCCL WARN NET/IB : Got completion from peer");
+  CHECK(b.host == "node05");
+  auto piped = parse_line_prefix("[train|3]: node06:77:78 [1] NCCL WARN x");
+  CHECK(piped.host == "node06");
+  // torchrun's failure summary prints "[0]:" as content, not a label.
+  auto summary = parse_line_prefix("[rank0]:[0]:");
+  CHECK(summary.message_offset == 8);
+}
+
+TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
+  auto p = parse_line_prefix("slurm0-a3-ghpc-8: [rank17]:[E ProcessGroupNCCL.cpp:1182] [Rank 2] NCCL watchdog");
+  CHECK(p.host == "slurm0-a3-ghpc-8");
+  CHECK(p.rank == 17);
+  auto k = parse_line_prefix("gpu-node-12: kernel: NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.");
+  CHECK(k.host == "gpu-node-12");
+  CHECK(parse_line_prefix("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825").host.empty());
+  CHECK(parse_line_prefix("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").host.empty());
+  CHECK(parse_line_prefix("rank3: loss 1.2").host.empty());
+  CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").task == 12);
+  CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
+        "gpu20-15");
+}
+
+TEST_CASE("redacted, dotted and IP hosts in the NCCL prefix") {
+  auto r = parse_line_prefix("::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.");
+  CHECK(r.host.empty());
+  CHECK(r.pid == 16674);
+  CHECK(r.gpu == 0);
+  CHECK(parse_line_prefix("node03.cluster.local:42:43 [1] NCCL INFO x").host == "node03.cluster.local");
+  CHECK(parse_line_prefix("10.0.0.13:42:43 [1] NCCL WARN x").host == "10.0.0.13");
+}
+
+TEST_CASE("prefixes behind a wrapper: grep's file name, an alert text before a syslog header") {
+  auto g = parse_line_prefix("messages:Jun 17 20:18:08 ip-172-31-27-211 kernel: INFO: task strat1_sim:78808 blocked");
+  CHECK(g.host == "ip-172-31-27-211");
+  REQUIRE(g.civil);
+  CHECK(g.civil->month == 6);
+  auto n = parse_line_prefix("node-7.log:[2025-09-17 15:16:23] node-7:311:405 [0] transport/net_ib.cc:199 NCCL WARN x");
+  CHECK(n.host == "node-7");
+  auto a = parse_line_prefix("[FIRING:1] GPU XID error: Mar 14 09:41:07 node03 kernel: NVRM: Xid (PCI:0000:b9:00): 74");
+  CHECK(a.host == "node03");
+  CHECK(std::string_view("[FIRING:1] GPU XID error: Mar 14 09:41:07 node03 kernel: NVRM: Xid").substr(a.message_offset) ==
+        "NVRM: Xid");
+  CHECK(parse_line_prefix("nothing here: at all").host.empty());
+}
+
+TEST_CASE("Ray prefixes name the node by its address") {
+  auto w = parse_line_prefix("(RayWorkerWrapper pid=270291, ip=10.175.94.190) [rank3]:[E219 08:58:32.606693321 ProcessGroupNCCL.cpp:1834] x");
+  CHECK(w.host == "10.175.94.190");
+  CHECK(w.rank == 3);
+  CHECK(parse_line_prefix("(raylet, ip=172.31.66.10) A worker died or was killed while executing a task").host == "172.31.66.10");
+  CHECK(parse_line_prefix("(WorkerDict pid=26110) [rank7]:x").host.empty());
+}
+
+TEST_CASE("a wrapper with its own stamp and tag before a syslog header: the inner host counts") {
+  auto p = parse_line_prefix(
+      "2025-03-14T09:41:09Z alertmanager[12]: GPU Xid on node: Mar 14 09:41:07 node03 kernel: NVRM: Xid (PCI:0000:b9:00): 74");
+  CHECK(p.host == "node03");
+  REQUIRE(p.civil);
+  CHECK(p.civil->year == 2025);  // the outer, full-year stamp stays
+  auto h = parse_line_prefix("<hostname>:1234:5678 [0] NCCL WARN NET/IB : Got completion from peer");
+  CHECK(h.host.empty());
+  CHECK(h.pid == 1234);
+}
+
+TEST_CASE("more stamps real logs carry: Go's and Python's slash dates, date(1), quoted and indented pastes") {
+  TimeContext c{TimeZone::utc(), utc("2024-05-01T00:00:00Z"), std::nullopt};
+  auto go = parse_line_prefix("2024/08/09 13:32:51 XidCriticalError: Xid=79 on Device=GPU-3b6e");
+  CHECK(*resolve_time(go, c) == utc("2024-08-09T13:32:51Z"));
+  CHECK(std::string_view("2024/08/09 13:32:51 XidCriticalError: Xid=79").substr(go.message_offset) == "XidCriticalError: Xid=79");
+  auto hf = parse_line_prefix("05/01/2024 12:00:00 - ERROR - __main__ - RuntimeError: CUDA error");
+  CHECK(*resolve_time(hf, c) == utc("2024-05-01T12:00:00Z"));
+  auto date = parse_line_prefix("Thu May  2 10:00:00 UTC 2024 training stopped");
+  CHECK(*resolve_time(date, c) == utc("2024-05-02T10:00:00Z"));
+  auto quoted = parse_line_prefix("> [rank3]: RuntimeError: CUDA error: an illegal memory access was encountered");
+  CHECK(quoted.rank == 3);
+  auto indented = parse_line_prefix("    [2024-05-01 12:00:00,123] [ERROR] RuntimeError: x");
+  CHECK(*resolve_time(indented, c) == utc("2024-05-01T12:00:00.123Z"));
+  CHECK_FALSE(resolve_time(parse_line_prefix("12/34/5678 99:99:99 not a date"), c));
+}

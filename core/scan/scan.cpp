@@ -1,0 +1,646 @@
+#include "core/scan/scan.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "core/scan/host_hints.hpp"
+#include "core/base/identity.hpp"
+#include "core/base/json_writer.hpp"
+#include "core/scan/line_prefix.hpp"
+#include "core/rules/literal_search.hpp"
+#include "core/scan/source_status.hpp"
+#include "core/scan/year_anchor.hpp"
+#include "core/scan/file_bytes.hpp"
+
+namespace attribution {
+namespace {
+
+constexpr int kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
+
+struct FileScan {
+  std::vector<Finding> findings;
+  std::map<std::string, OutsideWindow> outside;  // by host
+  int64_t not_kept = 0;  // matching lines past the file's share of distinct findings: counted only
+  int64_t bytes = 0;
+  std::string problem;  // why the file was skipped or only partly read
+  bool failed = false;
+  bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
+  std::shared_ptr<FileExtract> extract;  // recording
+};
+
+std::string_view line_at(std::string_view buf, size_t start) {
+  size_t eol = buf.find('\n', start);
+  std::string_view l = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  return l;
+}
+
+std::string evidence_text(std::string_view line) {
+  if (line.size() <= kMaxEvidenceText) return sanitize_utf8(line);
+  // Cut on a UTF-8 boundary so the kept prefix stays valid.
+  size_t cut = kMaxEvidenceText;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  return sanitize_utf8(line.substr(0, cut)) + fmt::format(" [... {} more bytes]", line.size() - cut);
+}
+
+// `take` bytes of a regular, uncompressed file from its start, or its end (from a line start);
+// empty otherwise.
+std::string file_part(const std::string& path, size_t take, bool tail = false) {
+  std::string part;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return part;
+  struct stat st {};
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    char magic[2] = {0, 0};
+    bool gzip = pread(fd, magic, 2, 0) == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
+                static_cast<unsigned char>(magic[1]) == 0x8b;  // gzip: its bytes are not the text
+    size_t size = static_cast<size_t>(st.st_size);
+    off_t from = tail && size > take ? static_cast<off_t>(size - take) : 0;
+    if (!gzip && !(tail && from == 0)) {
+      part.resize(take);
+      ssize_t got = pread(fd, part.data(), take, from);
+      part.resize(got > 0 ? static_cast<size_t>(got) : 0);
+      if (from > 0) part.erase(0, std::min(part.size(), part.find('\n') + 1));
+    }
+  }
+  ::close(fd);
+  return part;
+}
+
+std::string file_head(const std::string& path, size_t take) { return file_part(path, take); }
+
+// Up to 1 MiB from the starts of the first files, for the prefilter to choose windows of the
+// literals that these logs rarely repeat.
+std::string input_sample(const Collection& c) {
+  constexpr size_t kSampleBytes = 1 << 20, kPerFile = 128 << 10;
+  std::string sample;
+  for (const InputFile& f : c.files) {
+    size_t take = std::min(kPerFile, kSampleBytes - sample.size());
+    if (take == 0) break;
+    if (f.text) sample.append(std::string_view(*f.text).substr(0, take));
+    else if (f.extract) sample.append(std::string_view(f.extract->text).substr(0, take));
+    else sample += file_head(f.path, take);
+  }
+  return sample;
+}
+
+constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pages behind it are released
+
+// Where a job's year-less stamps go (job_year below).
+struct JobYear {
+  std::optional<Micros> anchor, floor;
+};
+
+class FileScanner {
+ public:
+  FileScanner(const InputFile& file, int64_t file_index, const SourceRuntime& src, const Matcher& m,
+              const LiteralSearch* search, const Workload& w, const JobYear& year, bool record, size_t max_findings,
+              ReadBuffer* read_buffer)
+      : file_(file), file_index_(file_index), src_(src), m_(m), search_(search), w_(w), job_year_(year.anchor), year_floor_(year.floor),
+        record_(record && !file.text && !file.extract), max_findings_(max_findings), read_buffer_(read_buffer) {
+    ctx_.zone = src.zone;
+    ctx_.boot = src.boot_time;
+    stream_ = src.stream;
+    if (src.syslog_by_file_name && is_system_log_name(file.path)) stream_ = "syslog";
+  }
+
+  FileScan run() {
+    FileScan out;
+    std::optional<FileBytes> bytes;
+    std::string_view buf;
+    if (file_.text) {
+      buf = *file_.text;
+      out.bytes = static_cast<int64_t>(buf.size());
+    } else if (file_.extract) {
+      const FileExtract& x = *file_.extract;
+      out.bytes = x.bytes;
+      out.problem = x.problem;
+      out.failed = x.failed;
+      if (x.failed) return out;
+      buf = x.text;
+    } else {
+      auto opened = FileBytes::open(file_.path, kInflateInMemory, read_buffer_);
+      if (!opened) {
+        out.failed = true;
+        out.problem = fmt::format("{}: {}", file_.path, opened.error().message);
+        if (record_) out.extract = recorded_extract({}, out);
+        return out;
+      }
+      bytes.emplace(std::move(opened.value()));
+      out.bytes = bytes->stored_bytes();
+      if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
+      buf = bytes->view();
+    }
+    if (!file_.extract && looks_binary(buf)) {
+      out.failed = true;
+      out.problem = fmt::format("{}: skipped, binary content", file_.path);
+      if (record_) out.extract = recorded_extract({}, out);
+      return out;
+    }
+    set_year_context();
+    buf_ = buf;
+    size_t pos = 0;
+    std::vector<int> hits, blocks;
+    bytes_ = bytes ? &*bytes : nullptr;
+    while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
+      count_lines_to(pos);
+      std::string_view line = line_at(buf, pos);
+      m_.match_line(line, stream_, &hits);
+      m_.block_triggers(line, stream_, &blocks);
+      // A line that a benign rule knows as noise is noise whatever else it looks like.
+      for (int r : hits)
+        if (m_.rules().rules[r].role == Role::benign) {
+          hits = {r};
+          blocks.clear();
+          break;
+        }
+      if (!hits.empty() || !blocks.empty()) {
+        LinePrefix prefix = parse_line_prefix(line);
+        int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
+        touch(pos);
+        for (int r : hits) emit(r, line, line, pos, line_no, prefix, out);
+        for (int r : blocks) {
+          std::string block = join_block(pos, m_.rules().rules[r].lines);
+          emit(r, line, block, pos, line_no, prefix, out);
+        }
+      }
+      size_t eol = buf.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    if (record_) out.extract = recorded_extract(window_lines(), out);
+    out.year_inferred = year_guessed_;
+    return out;
+  }
+
+ private:
+  // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
+  // window at a time, overlapping by the longest literal, and the mapping's pages behind the
+  // window are released: resident memory stays flat whatever the file's size.
+  size_t next_candidate(std::string_view buf, size_t from) {
+    while (from < buf.size()) {
+      if (bytes_ && from > released_ + kReleaseStep) {
+        released_ = from - kReleaseStep / 4;  // a time anchor may look back a little
+        count_lines_to(released_);            // before the pages go, not after (that would map them again)
+        bytes_->release(released_);
+      }
+      size_t end = std::min(buf.size(), from + kReleaseStep);
+      size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_);
+      if (c != std::string_view::npos) {
+        // The line's own start: a later window's `from` may be mid-line. The first `from` is a
+        // line start after every line already scanned, so this never goes back to one of them.
+        if (c > 0 && buf[c - 1] != '\n') c = buf.rfind('\n', c - 1) + 1;
+        return c;
+      }
+      if (end == buf.size()) return std::string_view::npos;
+      from = end - std::min(m_.longest_literal(), kReleaseStep / 2);  // rules cap literals far below this
+    }
+    return std::string_view::npos;
+  }
+
+  // Line numbers: the newlines before `pos` are counted once, as the scan passes them.
+  void count_lines_to(size_t pos) {
+    if (pos <= counted_pos_) return;
+    counted_lines_ += count_byte(buf_.substr(counted_pos_, pos - counted_pos_), '\n');
+    counted_pos_ = pos;
+  }
+
+  void touch(size_t pos) {
+    if (record_) touched_.push_back(pos);
+  }
+
+  std::shared_ptr<FileExtract> recorded_extract(std::vector<size_t> keep, const FileScan& out) {
+    keep.insert(keep.end(), touched_.begin(), touched_.end());
+    auto x = std::make_shared<FileExtract>(make_extract(buf_, std::move(keep)));
+    x->bytes = out.bytes;
+    x->problem = out.problem;
+    x->failed = out.failed;
+    x->mtime = file_mtime();
+    return x;
+  }
+
+  // The lines whose own time is in the window, and each run of lines without a time next to
+  // one that is, with the timed lines on both sides of the run (its time anchors). Without a
+  // window every line is in it.
+  std::vector<size_t> window_lines() {
+    std::vector<size_t> keep, run;
+    std::optional<size_t> prev;
+    bool prev_in = false;
+    for (size_t pos = 0; pos < buf_.size();) {
+      std::optional<Micros> t = time_of(parse_line_prefix(line_at(buf_, pos)));
+      if (!t) {
+        run.push_back(pos);
+      } else {
+        bool in = !w_.window_known || w_.window.contains(*t);
+        if (!run.empty() && (in || (prev && prev_in))) {
+          keep.insert(keep.end(), run.begin(), run.end());
+          if (prev) keep.push_back(*prev);
+          keep.push_back(pos);
+        }
+        run.clear();
+        if (in) keep.push_back(pos);
+        prev = pos;
+        prev_in = in;
+      }
+      size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    if (!run.empty() && (!prev || prev_in)) {
+      keep.insert(keep.end(), run.begin(), run.end());
+      if (prev) keep.push_back(*prev);
+    }
+    return keep;
+  }
+
+  std::optional<Micros> file_mtime() const {
+    if (file_.extract) return file_.extract->mtime;
+    if (file_.text) return std::nullopt;
+    std::error_code ec;
+    auto mtime = std::filesystem::last_write_time(file_.path, ec);
+    if (ec) return std::nullopt;
+    auto sys = std::chrono::file_clock::to_sys(mtime);
+    return std::chrono::duration_cast<std::chrono::microseconds>(sys.time_since_epoch()).count();
+  }
+
+  // Distances between lines are measured in the original file, also when replaying an extract.
+  int64_t origin(size_t pos) const {
+    return file_.extract ? file_.extract->origin_offset(pos) : static_cast<int64_t>(pos);
+  }
+
+  // The job's anchor when it has one; else the file's modification time. Either way no year-less
+  // stamp lands after the file was last written or after the window's end.
+  void set_year_context() {
+    std::optional<Micros> mtime = file_mtime();
+    ctx_.year_anchor = job_year_ ? *job_year_ : year_floor_ ? *year_floor_ : mtime.value_or(0);
+    ctx_.year_floor = year_floor_;
+    constexpr Micros kZoneSlack = 24 * 3600 * kMicrosPerSecond;  // local stamps against a UTC mtime
+    if (mtime) ctx_.year_cap = *mtime + kZoneSlack;
+    // After the window's end by more than a month is another year's date; a line hours after it is a
+    // clock that runs ahead, and must stay in the window's year to be reported as such.
+    constexpr Micros kWindowSlack = 31 * 24 * 3600 * kMicrosPerSecond;
+    if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end + kWindowSlack), w_.window.end + kWindowSlack);
+  }
+
+  std::string join_block(size_t start, int lines) {
+    std::vector<size_t> starts;
+    std::string out = join_block_lines(buf_, start, lines, &starts);
+    for (size_t p : starts) touch(p);
+    return out;
+  }
+
+  std::optional<Micros> boot_from_file() {
+    if (boot_searched_) return boot_;
+    boot_searched_ = true;
+    size_t pos = 0;
+    for (int n = 0; n < 200000 && pos < buf_.size(); ++n) {
+      std::string_view l = line_at(buf_, pos);
+      LinePrefix p = parse_line_prefix(l);
+      if (p.mono && (p.civil || p.epoch)) {
+        TimeContext c = ctx_;
+        c.boot.reset();
+        LinePrefix wall = p;
+        wall.mono.reset();
+        if (auto t = resolve_time(wall, c)) {
+          touch(pos);
+          boot_ = *t - *p.mono;
+          return boot_;
+        }
+      }
+      size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    return boot_;
+  }
+
+  // A line that names no machine: the shell prompt or "Node:" it was pasted under, else the host
+  // the file declares (the kernel's own hostname record), else the one its path names.
+  std::string_view host_around(size_t pos) {
+    if (!hosts_) hosts_.emplace(buf_);
+    size_t at = 0;
+    std::string_view h = hosts_->section_at(pos, &at);
+    if (h.empty()) h = hosts_->declared(&at);
+    if (h.empty()) return file_.host_hint;
+    touch(at);
+    return h;
+  }
+
+  std::optional<Micros> time_of(const LinePrefix& p) {
+    if (!p.civil && !p.epoch && p.mono && !ctx_.boot) ctx_.boot = boot_from_file();
+    if (p.civil && p.civil->year == 0 && !job_year_) year_guessed_ = true;
+    return resolve_time(p, ctx_);
+  }
+
+  // A line without its own time takes the time of the nearest timed line in the same file (by
+  // byte distance; the earlier on a tie): a bounded time, marked inferred. Queries come in file
+  // order, so the last answer is reused across a run of untimed lines instead of searching again.
+  struct Anchor {
+    size_t pos;
+    std::optional<Micros> time;  // unset: nothing timed before `pos` (a forward search's limit)
+  };
+
+  std::optional<Anchor> search_back(size_t q, size_t floor) {
+    size_t start = q;
+    for (int n = 0; n < kInferSearchLines && start > floor; ++n) {
+      size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
+      start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
+      if (start <= floor && floor > 0) break;
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
+        touch(start);
+        return Anchor{start, t};
+      }
+    }
+    return std::nullopt;
+  }
+
+  Anchor search_forward(size_t q) {
+    size_t p = buf_.find('\n', q);
+    for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) {
+      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) {
+        touch(p + 1);
+        return Anchor{p + 1, t};
+      }
+      p = buf_.find('\n', p + 1);
+    }
+    return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
+  }
+
+  Micros inferred_time(size_t q) {
+    std::optional<Anchor> prev;
+    Anchor next{0, std::nullopt};
+    if (last_query_ && q > *last_query_ && q < last_next_.pos) {
+      prev = last_prev_;  // nothing timed lies between the last query and its next anchor
+      next = last_next_;
+    } else {
+      size_t floor = 0;
+      std::optional<Anchor> below;
+      if (last_query_ && q > *last_query_) {
+        bool next_is_below = last_next_.time && last_next_.pos < q;
+        floor = next_is_below ? last_next_.pos : *last_query_;
+        below = next_is_below ? std::optional<Anchor>(last_next_) : last_prev_;
+      }
+      prev = search_back(q, floor);
+      if (!prev) prev = below;
+      next = search_forward(q);
+    }
+    last_query_ = q;
+    last_prev_ = prev;
+    last_next_ = next;
+    if (next.time && (!prev || origin(next.pos) - origin(q) < origin(q) - origin(prev->pos))) return *next.time;
+    if (prev) return *prev->time;
+    // Nothing in this file has a time: the window's start bounds it; without a window it is unknown
+    // (never the moment the file was copied).
+    return w_.start ? w_.window.start : kTimeUnknown;
+  }
+
+  void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
+            const LinePrefix& prefix, FileScan& out) {
+    Finding f;
+    f.rule = rule;
+    f.file = file_index_;
+    if (!m_.captures(rule, text, &f.fields)) return;
+    std::optional<Micros> t;
+    if (auto it = f.fields.find("time"); it != f.fields.end()) {
+      if (auto c = parse_iso8601(it->second)) t = c->utc_offset_s ? civil_to_micros_utc(*c) - Micros(*c->utc_offset_s) * kMicrosPerSecond
+                                                                 : ctx_.zone.to_utc(*c);
+    }
+    if (!t) t = time_of(prefix);
+    f.time_inferred = !t;
+    f.first_seen = f.last_seen = t ? *t : inferred_time(pos);
+    auto field = [&](const char* k) -> std::string {
+      auto it = f.fields.find(k);
+      return it == f.fields.end() ? std::string() : it->second;
+    };
+    std::string h = field("host");
+    // srun --label's task id names a node only through the job's layout (task t on nodes[t / tpn]);
+    // then it is also the rank (one task per rank). Without a layout it is neither.
+    std::string_view task_node;
+    bool by_layout = prefix.task >= 0 && w_.tasks_per_node && *w_.tasks_per_node > 0 &&
+                     static_cast<size_t>(prefix.task / *w_.tasks_per_node) < w_.nodes.size();
+    if (by_layout) task_node = w_.nodes[static_cast<size_t>(prefix.task / *w_.tasks_per_node)];
+    // Inside a container NCCL's prefix names the container (Docker's default hostname is its id): the
+    // machine the file or the prompt names is the better answer when there is one.
+    std::string_view line_host = prefix.host;
+    if (is_container_id(line_host))
+      if (std::string_view around = host_around(pos); !around.empty()) line_host = around;
+    f.host = short_host(!h.empty()                ? std::string_view(h)
+                        : !line_host.empty()      ? line_host
+                        : !task_node.empty()      ? task_node
+                                                  : host_around(pos));
+    f.host_named = !h.empty();
+    std::string r = field("rank");
+    f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
+    std::string g = field("gpu");
+    // NCCL's "[dev]" is the process's CUDA ordinal (0 for every rank under CUDA_VISIBLE_DEVICES),
+    // so the GPU comes from the process's own init line, joined on host and pid (timeline).
+    f.gpu = !g.empty() ? std::atoi(g.c_str()) : -1;
+    // A captured pid (the Xid line's process) names the GPU's user; the prefix names the printer.
+    std::string pid = field("pid");
+    f.pid = !pid.empty() ? std::atoll(pid.c_str()) : prefix.pid;
+    if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
+    if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
+    if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    // A reverse-DNS answer names the address backwards ("247.3.148.10.in-addr.arpa"): the address.
+    if (std::string rev = field("rev_ip"); !rev.empty()) f.fields["ip"] = reversed_ipv4(rev);
+    // Every capture goes into the evidence (what a rule author reads in the report); the finding
+    // keeps only those later passes read.
+    std::map<std::string, std::string> captured;
+    for (const auto& [k, v] : f.fields) captured.emplace(k, sanitize_utf8(v.substr(0, kMaxEvidenceText)));
+    for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
+    if (t && w_.window_known && !w_.window.contains(*t)) {
+      Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
+      out.outside[f.host].add(1, d, *t);
+      return;
+    }
+    // A burst folds here already, so memory grows with distinct findings, not with repeated lines
+    // (800,000 identical Xid lines are one finding); the timeline folds again across files.
+    auto key = std::make_tuple(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid, f.time_inferred);
+    Finding* prev = nullptr;
+    if (auto it = last_.find(key); it != last_.end()) {
+      Finding& p = out.findings[it->second];
+      if (f.time_inferred || (f.first_seen >= p.last_seen && f.first_seen - p.last_seen <= m_.rules().rules[rule].burst))
+        prev = &p;
+    }
+    Evidence e;
+    e.time = f.first_seen;
+    e.time_inferred = f.time_inferred;
+    e.source = src_.name;
+    e.host = f.host;
+    e.rank = f.rank;
+    e.location = fmt::format("{}:{}", file_.path, line_no);
+    e.captures = std::move(captured);
+    e.cut = line.size() > kMaxEvidenceText;
+    if (text.size() == line.size()) {
+      e.text = evidence_text(line);
+    } else {  // a block: its lines joined by " | "
+      for (size_t a = 0; a <= text.size();) {
+        size_t b = text.find('\n', a);
+        if (b == std::string_view::npos) b = text.size();
+        e.text += (a ? " | " : "") + evidence_text(text.substr(a, b - a));
+        e.cut |= b - a > kMaxEvidenceText;
+        a = b + 1;
+      }
+    }
+    if (prev) {
+      prev->count += 1;
+      prev->last_seen = std::max(prev->last_seen, f.last_seen);
+      if (prev->evidence.size() < 2) prev->evidence.push_back(std::move(e));
+      else prev->evidence.back() = std::move(e);
+      return;
+    }
+    if (out.findings.size() >= max_findings_) {  // a memory bound against hostile input
+      ++out.not_kept;
+      return;
+    }
+    f.evidence.push_back(std::move(e));
+    last_[key] = out.findings.size();
+    out.findings.push_back(std::move(f));
+  }
+
+  const InputFile& file_;
+  int64_t file_index_;
+  const SourceRuntime& src_;
+  const Matcher& m_;
+  const LiteralSearch* search_ = nullptr;  // the prefilter tuned to this input
+  const Workload& w_;
+  std::optional<Micros> job_year_;  // where year-less stamps go: the window's or the logs' own time
+  std::optional<Micros> year_floor_;  // the latest kernel/driver build date the logs print
+  bool year_guessed_ = false;
+  TimeContext ctx_;
+  std::string stream_;
+  std::string_view buf_;
+  bool record_;
+  size_t max_findings_;
+  ReadBuffer* read_buffer_;  // this thread's, for small plain files
+  size_t released_ = 0;  // the mapping's pages before this were released
+  size_t counted_pos_ = 0;
+  int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
+  FileBytes* bytes_ = nullptr;  // the file's bytes, while run() reads them (null for inline text)
+  std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
+  std::optional<FileHosts> hosts_;  // section and declared hosts, found when a line names none
+  bool boot_searched_ = false;
+  std::optional<Micros> boot_;
+  std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
+  std::optional<size_t> last_query_;
+  std::optional<Anchor> last_prev_;
+  Anchor last_next_{0, std::nullopt};
+};
+
+}  // namespace
+
+namespace {
+
+// Where year-less stamps go: the scheduler's window, else what the job's logs say of the year
+// (read from each file's first and last lines: a torchrun summary sits at the end).
+JobYear job_year(const Collection& c, const Workload& w) {
+  if (w.start && w.end) return {*w.start + (*w.end - *w.start) / 2, std::nullopt};
+  if (w.start) return {*w.start, std::nullopt};
+  if (w.end) return {*w.end, std::nullopt};
+  constexpr size_t kPartBytes = 64 << 10, kPartLines = 400, kEnough = 256;
+  YearClues clues;
+  for (const InputFile& f : c.files) {
+    if (clues.stamps.size() >= kEnough) break;
+    const TimeZone& zone = c.sources[f.source].zone;
+    auto add = [&](std::string_view text) {
+      add_year_clues(text.substr(0, kPartBytes), zone, kPartLines, clues);
+      if (text.size() > kPartBytes) {
+        std::string_view tail = text.substr(text.size() - kPartBytes);
+        add_year_clues(tail.substr(std::min(tail.size(), tail.find('\n') + 1)), zone, kPartLines, clues);
+      }
+    };
+    if (f.text) add(*f.text);
+    else if (f.extract) add(f.extract->text);
+    else {
+      add_year_clues(file_part(f.path, kPartBytes), zone, kPartLines, clues);
+      add_year_clues(file_part(f.path, kPartBytes, true), zone, kPartLines, clues);
+    }
+  }
+  return {year_anchor_of(std::move(clues.stamps)), clues.floor};
+}
+
+}  // namespace
+
+ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record,
+                ScanProgress* progress) {
+  const size_t per_file = findings_per_file(c.files.size());
+  const JobYear year = job_year(c, workload);
+  std::vector<FileScan> results(c.files.size());
+  std::unique_ptr<LiteralSearch> search = matcher.tuned_prefilter(input_sample(c));
+  std::atomic<size_t> next{0};
+  if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
+  auto worker = [&] {
+    ReadBuffer buffer;
+    for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
+      const InputFile& f = c.files[i];
+      results[i] =
+          FileScanner(f, static_cast<int64_t>(i), c.sources[f.source], matcher, search.get(), workload, year, record,
+                      per_file, &buffer)
+              .run();
+      if (progress) {
+        progress->bytes_done += results[i].bytes;
+        progress->files_done += 1;
+      }
+    }
+  };
+  int n = std::max(1, std::min<int>(threads, static_cast<int>(c.files.size())));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+
+  ScanResult out;
+  if (record)
+    for (auto& r : results) out.extracts.push_back(std::move(r.extract));
+  std::vector<SourceTally> tally(c.sources.size());
+  // Findings move into one list, each file's freed as it goes: memory holds the findings once.
+  size_t total = 0;
+  for (const auto& r : results) total += r.findings.size();
+  out.findings.reserve(total);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const size_t s = c.files[i].source;
+    SourceCoverage& cov = c.coverage[s];
+    FileScan& r = results[i];
+    cov.files += 1;
+    // Bytes of logs read: a skipped file (binary, unreadable) is no data, as an empty directory is
+    // not. Inline text: its collector counted what it received.
+    if (!c.files[i].text && !r.failed) cov.bytes += r.bytes;
+    if (!r.problem.empty()) cov.problems.push_back(r.problem);
+    if (r.failed) ++tally[s].failed;
+    out.year_inferred |= r.year_inferred;
+    if (!r.failed && r.bytes == 0) ++tally[s].empty;
+    cov.lines_not_kept += r.not_kept;
+    if (r.not_kept > 0)
+      cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
+                                         c.files[i].path, per_file, r.not_kept));
+    for (const auto& [host, o] : r.outside) tally[s].outside[host].add(o.count, o.nearest, o.nearest_time);
+    for (const auto& f : r.findings) {
+      cov.records += f.count;  // lines, folded or not
+      if (!f.time_inferred) tally[s].inside.insert(f.host);
+    }
+    for (auto& f : r.findings) {
+      if (!f.time_inferred) {
+        out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
+        out.latest = std::max(out.latest.value_or(f.first_seen), f.first_seen);
+      }
+      if (!f.host.empty()) tally[s].covered.insert(f.host);
+      out.findings.push_back(std::move(f));
+    }
+    std::vector<Finding>().swap(r.findings);
+  }
+  for (size_t s = 0; s < c.sources.size(); ++s) settle_source(c.coverage[s], tally[s], workload);
+  return out;
+}
+
+}  // namespace attribution

@@ -1,0 +1,220 @@
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include "core/pipeline/collect.hpp"
+#include "core/scan/scan.hpp"
+#include "tests/test_rules.hpp"
+#include "tests/test_util.hpp"
+
+using namespace attribution;
+
+namespace {
+
+Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
+
+SourceCoverage coverage(const char* name) {
+  SourceCoverage c;
+  c.name = name;
+  c.kind = "files";
+  return c;
+}
+
+struct Fixture {
+  test::TempDir dir;
+  RuleSet rules = test::test_rules();
+  std::shared_ptr<Matcher> matcher = Matcher::build(rules).value();
+  Workload w;
+  Fixture() {
+    w.id = "1";
+    w.nodes = {"node1", "node2"};
+    w.start = utc("2025-03-14T09:00:00Z");
+    w.end = utc("2025-03-14T10:00:00Z");
+    w.window = Window{*w.start - 900 * kMicrosPerSecond, *w.end + 300 * kMicrosPerSecond};
+    w.window_known = true;
+  }
+  ScanResult run(const std::vector<std::string>& paths, Collection* out = nullptr, std::optional<Micros> boot = {}) {
+    Collection c;
+    c.sources.push_back(SourceRuntime{"s", "files", "syslog", TimeZone::utc(), boot});
+    c.coverage.push_back(coverage("s"));
+    for (const auto& p : paths) c.files.push_back(InputFile{p, 0, "node1", -1, nullptr});
+    ScanResult r = scan(c, *matcher, w, 2);
+    if (out) *out = c;
+    return r;
+  }
+  const Rule& rule(const Finding& f) { return rules.rules[f.rule]; }
+};
+
+}  // namespace
+
+TEST_CASE("hits carry rule / host / PCI / time and file:line") {
+  Fixture fx;
+  auto p = fx.dir.file("kern.log",
+                       "Mar 14 09:40:00 node1 kernel: boot noise\n"
+                       "Mar 14 09:41:07 node2 kernel: [86412.123456] NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  const Finding& f = r.findings[0];
+  CHECK(fx.rule(f).id == "t.xid79");
+  CHECK(f.host == "node2");  // the line's own hostname beats the path's
+  CHECK(f.pci == "0000:b9:00.0");
+  CHECK(f.first_seen == utc("2025-03-14T09:41:07Z"));
+  CHECK_FALSE(f.time_inferred);
+  CHECK(f.evidence[0].location == p + ":2");
+}
+
+TEST_CASE("lines without a time take their neighbour's and are marked inferred") {
+  Fixture fx;
+  auto p = fx.dir.file("rank-3.log",
+                       "[rank3]:[E0314 09:50:00.000000 x.cpp:1] before\n"
+                       "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                       "[rank3]:[E0314 09:51:00.000000 x.cpp:1] after\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].time_inferred);
+  CHECK(r.findings[0].first_seen == utc("2025-03-14T09:50:00Z"));
+  CHECK(r.findings[0].evidence[0].time_inferred);
+}
+
+TEST_CASE("dmesg seconds since boot convert with a boot time from the same file / or config") {
+  Fixture fx;
+  auto p = fx.dir.file("kern.log",
+                       "Mar 14 09:00:00 node1 kernel: [1000.000000] usb 1-1: new device\n"
+                       "[1060.500000] NVRM: Xid (PCI:0000:52:00): 79, pid='<unknown>', GPU has fallen off the bus.\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  CHECK_FALSE(r.findings[0].time_inferred);
+  CHECK(r.findings[0].first_seen == utc("2025-03-14T09:01:00.5Z"));
+  auto q = fx.dir.file("dmesg.log", "[1060.500000] NVRM: Xid (PCI:0000:52:00): 79, pid=1, GPU has fallen off the bus.\n");
+  auto r2 = fx.run({q}, nullptr, utc("2025-03-14T09:00:00Z"));
+  REQUIRE(r2.findings.size() == 1);
+  CHECK(r2.findings[0].first_seen == utc("2025-03-14T09:17:40.5Z"));
+  auto r3 = fx.run({q});  // no boot time anywhere: inferred, never dropped
+  REQUIRE(r3.findings.size() == 1);
+  CHECK(r3.findings[0].time_inferred);
+}
+
+TEST_CASE("lines outside the window are dropped / .gz is read transparently") {
+  Fixture fx;
+  std::string text =
+      "Mar 14 07:00:00 node1 kernel: NVRM: Xid (PCI:0000:52:00): 79, pid=1, GPU has fallen off the bus.\n"
+      "Mar 14 09:30:00 node1 kernel: NVRM: Xid (PCI:0000:53:00): 79, pid=1, GPU has fallen off the bus.\n";
+  std::string gz = fx.dir.path() + "/kern.log.gz";
+  gzFile g = gzopen(gz.c_str(), "wb");
+  gzwrite(g, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(g);
+  auto r = fx.run({gz});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].pci == "0000:53:00.0");
+}
+
+TEST_CASE("bad input: unreadable / empty / binary / huge line / invalid UTF-8 never crash") {
+  Fixture fx;
+  auto empty = fx.dir.file("empty.log", "");
+  std::string bin(100000, '\0');
+  for (size_t i = 0; i < bin.size(); i += 7) bin[i] = static_cast<char>(i * 31);
+  auto binary = fx.dir.file("core.bin", bin);
+  std::string huge = "Mar 14 09:30:00 node1 kernel: NVRM: Xid (PCI:0000:52:00): 79, " + std::string(4 << 20, 'x') + "\n";
+  auto big = fx.dir.file("big.log", huge);
+  auto utf = fx.dir.file("utf.log", "Mar 14 09:30:00 node1 kernel: \xff\xfe NVRM: Xid (PCI:0000:54:00): 79, bad \xc3\x28 bytes\n");
+  auto truncated_gz = fx.dir.file("cut.log.gz", std::string("\x1f\x8b\x08\x00garbage", 12));
+  Collection c;
+  auto r = fx.run({fx.dir.path() + "/missing.log", empty, binary, big, utf, truncated_gz}, &c);
+  REQUIRE(r.findings.size() == 2);
+  CHECK(r.findings[0].evidence[0].text.size() < 4096);  // the 4 MiB line is cut, and says so
+  CHECK(r.findings[0].evidence[0].text.find("more bytes]") != std::string::npos);
+  CHECK(r.findings[1].evidence[0].text.find("\xEF\xBF\xBD") != std::string::npos);  // U+FFFD
+  const SourceCoverage& cov = c.coverage[0];
+  CHECK(cov.status == SourceStatus::partial);
+  REQUIRE(cov.problems.size() == 3);
+  CHECK(cov.problems[0].find("missing.log") != std::string::npos);
+  CHECK(cov.problems[1].find("binary") != std::string::npos);
+  CHECK(cov.problems[2].find("cut.log.gz") != std::string::npos);
+}
+
+TEST_CASE("multi-line torchrun block: captures across lines / without rank prefixes") {
+  Fixture fx;
+  auto p = fx.dir.file("out.log",
+                       "[rank0]:Root Cause (first observed failure):\n"
+                       "[rank0]:[0]:\n"
+                       "[rank0]:  time      : 2025-03-14_09:45:00\n"
+                       "[rank0]:  host      : node2.cluster.local\n"
+                       "[rank0]:  rank      : 9 (local_rank: 1)\n"
+                       "[rank0]:  exitcode  : 1 (pid: 4242)\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  const Finding& f = r.findings[0];
+  CHECK(f.host == "node2");
+  CHECK(f.rank == 9);
+  CHECK(f.fields.at("exit_code") == "1");
+  CHECK(f.first_seen == utc("2025-03-14T09:45:00Z"));
+  CHECK(f.evidence[0].text.find(" | ") != std::string::npos);
+}
+
+TEST_CASE("a burst of identical lines is one finding with a count: memory follows findings") {
+  Fixture fx;
+  std::string text;
+  for (int i = 0; i < 200000; ++i)
+    text += fmt::format("Mar 14 09:30:{:02} node1 kernel: NVRM: Xid (PCI:0000:52:00): 45, pid=1, name=p, Ch 1\n",
+                        i / 10000);  // 10,000 lines a second for 20 seconds
+  auto p = fx.dir.file("burst.log", text);
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].count == 200000);
+  CHECK(r.findings[0].evidence.size() == 2);
+  CHECK(r.findings[0].evidence[1].location == p + ":200000");
+}
+
+TEST_CASE("scan results do not depend on the thread count") {
+  Fixture fx;
+  std::vector<std::string> files;
+  for (int i = 0; i < 12; ++i)
+    files.push_back(fx.dir.file("f" + std::to_string(i) + ".log",
+                                "Mar 14 09:3" + std::to_string(i % 10) +
+                                    ":00 node1 kernel: NVRM: Xid (PCI:0000:52:00): 45, pid=1, name=p, Ch 1\n"));
+  Collection c1, c2;
+  c1.sources.push_back(SourceRuntime{"s", "files", "syslog", TimeZone::utc(), {}});
+  c1.coverage.push_back(coverage("s"));
+  for (const auto& p : files) c1.files.push_back(InputFile{p, 0, "node1", -1, nullptr});
+  c2 = c1;
+  auto a = scan(c1, *fx.matcher, fx.w, 1);
+  auto b = scan(c2, *fx.matcher, fx.w, 4);
+  REQUIRE(a.findings.size() == b.findings.size());
+  for (size_t i = 0; i < a.findings.size(); ++i) CHECK(a.findings[i].evidence[0].location == b.findings[i].evidence[0].location);
+}
+
+TEST_CASE("a file many prefilter windows long: literals across a window edge, line numbers and time anchors hold") {
+  Fixture fx;
+  // 100-byte lines without any rule's literal; the windows are 1 MiB, their pages released behind the scan.
+  auto noise = [](int i) {
+    std::string l = fmt::format("Mar 14 09:30:{:02} node1 app: step {:08} ok ", i % 60, i);
+    return l + std::string(99 - l.size(), '.') + "\n";
+  };
+  const std::string xid = "Mar 14 09:31:00 node1 kernel: NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n";
+  std::string text;
+  int lines = 0;
+  // The Xid line placed so that its literal "NVRM: Xid" straddles the first window's end (1 MiB).
+  const size_t edge = size_t(1) << 20;
+  const size_t literal_at = xid.find("NVRM: Xid");
+  while (text.size() + 100 <= edge - literal_at - 4) text += noise(lines++);
+  text += std::string(edge - literal_at - 4 - text.size() - 1, '-') + "\n";
+  ++lines;
+  text += xid;
+  const int xid_line = ++lines;
+  while (text.size() < 5 * edge) text += noise(lines++);
+  // A line without a time, its anchor one line above, far past the released pages.
+  text += "[rank3]:[E0314 09:52:00.000000 x.cpp:1] before\n";
+  text += "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  const int cuda_line = lines + 2;
+  auto p = fx.dir.file("big.log", text);
+  REQUIRE(text.find("NVRM: Xid") < edge);
+  REQUIRE(text.find("NVRM: Xid") + 9 > edge);
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 2);
+  CHECK(fx.rule(r.findings[0]).id == "t.xid79");
+  CHECK(r.findings[0].evidence[0].location == p + ":" + std::to_string(xid_line));
+  CHECK(fx.rule(r.findings[1]).id == "t.cuda-illegal");
+  CHECK(r.findings[1].evidence[0].location == p + ":" + std::to_string(cuda_line));
+  CHECK(r.findings[1].time_inferred);
+  CHECK(r.findings[1].first_seen == utc("2025-03-14T09:52:00Z"));
+}

@@ -1,0 +1,118 @@
+#include "sources/kubernetes/kube_logs.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "sources/transport/http.hpp"
+#include "sources/transport/http_auth.hpp"
+#include "sources/kueue/kueue_parse.hpp"
+
+namespace attribution {
+
+std::string pod_log_path(const Workload::Pod& pod, const std::string& container, std::optional<Micros> since,
+                         bool previous) {
+  std::string path = fmt::format("/api/v1/namespaces/{}/pods/{}/log?container={}&timestamps=true", pod.ns, pod.name,
+                                 url_encode(container));
+  // sinceTime is second-resolution RFC 3339; floor, so the window's first second is included.
+  if (since) path += "&sinceTime=" + url_encode(format_rfc3339(*since).substr(0, 19) + "Z");
+  if (previous) path += "&previous=true";
+  return path;
+}
+
+std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAccess& access, const Workload& w,
+                                         size_t index, HttpClient& http, SourceCoverage& cov) {
+  std::vector<InputFile> files;
+  bool failed = false;  // a log request failed for another reason than the log being gone
+  cov.hosts_expected = static_cast<int64_t>(w.nodes.size());
+  if (w.pods.empty()) {
+    cov.status = w.scheduler == "kueue" ? SourceStatus::empty : SourceStatus::skipped;
+    cov.reason = w.scheduler == "kueue" ? "the workload has no pods (none scheduled, or deleted)"
+                                        : "a kubernetes source reads the pods of a Kueue workload (scheduler = \"kueue\")";
+    return files;
+  }
+  std::optional<Micros> since;
+  if (w.window_known && w.start) since = w.window.start;
+  for (const auto& pod : w.pods) {
+    if (!sc.kube_namespace.empty() && pod.ns != sc.kube_namespace) {
+      cov.problems.push_back(fmt::format("pod {}/{}: outside the source's namespace {}", pod.ns, pod.name, sc.kube_namespace));
+      continue;
+    }
+    std::vector<std::string> containers;
+    for (const auto& c : pod.containers)
+      if (sc.containers.empty() || std::find(sc.containers.begin(), sc.containers.end(), c) != sc.containers.end())
+        containers.push_back(c);
+    if (containers.empty()) {
+      cov.problems.push_back(fmt::format("pod {}/{}: no container named {}", pod.ns, pod.name,
+                                         sc.containers.empty() ? std::string("(none listed)") : sc.containers.front()));
+      continue;
+    }
+    for (const auto& c : containers) {
+      bool restarted = std::find(pod.restarted.begin(), pod.restarted.end(), c) != pod.restarted.end();
+      for (bool previous : {true, false}) {
+        if (previous && !restarted) continue;
+        std::string path = pod_log_path(pod, c, since, previous);
+        std::string name = fmt::format("pods/{}/{}/{}{}.log", pod.ns, pod.name, c, previous ? ".previous" : "");
+        auto r = kube_get(http, access, path);
+        if (!r) {
+          // A server that does not answer will not answer the next pod either: stop waiting.
+          cov.status = files.empty() ? SourceStatus::error : SourceStatus::partial;
+          cov.reason = fmt::format("{} the Kubernetes API server at {} for pod {}/{}: {}",
+                                   is_tls_failure(r.error().message) ? "cannot talk to" : "no answer from", access.server,
+                                   pod.ns, pod.name, r.error().message);
+          cov.problems.push_back(cov.reason);
+          return files;
+        }
+        if (r->status == 401 || r->status == 403) {
+          cov.status = SourceStatus::error;
+          cov.reason = kube_refused(*r, access.server + path, access, "source").message;
+          cov.problems.push_back(cov.reason);
+          return files;
+        }
+        if (r->status != 200) {
+          std::string said;
+          if (auto st = parse_kube_status(r->body); st && !st->message.empty()) said = ": " + st->message.substr(0, 200);
+          bool gone = r->status == 404 || r->status == 400;
+          failed = failed || !gone;
+          cov.problems.push_back(fmt::format("pod {}/{} container {}{}: {} (HTTP {}{})", pod.ns, pod.name, c,
+                                             previous ? " (previous instance)" : "",
+                                             gone ? "log not available" : "log request failed", r->status, said));
+          continue;
+        }
+        cov.bytes += static_cast<int64_t>(r->body.size());
+        files.push_back(InputFile{name, index, pod.node, -1, std::make_shared<const std::string>(std::move(r->body)), nullptr});
+      }
+    }
+  }
+  if (!files.empty() && cov.bytes == 0 && cov.problems.empty()) {
+    cov.status = SourceStatus::empty;
+    cov.reason = fmt::format("the API server returned {} empty log(s) for the window", files.size());
+  }
+  if (failed && files.empty()) {  // nothing read because the server refused: an error, not "empty"
+    cov.status = SourceStatus::error;
+    cov.reason = fmt::format("{} log request(s) failed; first: {}", cov.problems.size(), cov.problems.front());
+  }
+  return files;
+}
+
+std::vector<InputFile> collect_kube_logs(const Config& config, const SourceConfig& sc, const Workload& w, size_t index,
+                                         HttpClient& http, KubeAccessResolver& resolver, SourceCoverage& cov) {
+  const KueueConfig& k = config.kueue;
+  KubeAuthOptions auth;
+  auth.kubeconfig = !sc.kubeconfig.empty() ? sc.kubeconfig : k.kubeconfig;
+  auth.context = !sc.context.empty() ? sc.context : k.context;
+  auth.in_cluster = sc.in_cluster.value_or(k.in_cluster);
+  auth.ca_file = !sc.ca_file.empty() ? sc.ca_file : k.ca_file;
+  auth.timeout = sc.timeout;
+  auth.config_key = "source." + sc.name;
+  if (w.pods.empty()) return collect_kube_logs(sc, KubeAccess{}, w, index, http, cov);
+  auto access = resolver.resolve(auth);
+  if (!access) {
+    cov.status = SourceStatus::error;
+    cov.reason = access.error().message;
+    if (!access.error().file.empty()) cov.reason += " (" + access.error().file + ")";
+    return {};
+  }
+  return collect_kube_logs(sc, *access, w, index, http, cov);
+}
+
+}  // namespace attribution

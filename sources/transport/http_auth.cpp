@@ -1,0 +1,77 @@
+#include "sources/transport/http_auth.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <fmt/format.h>
+
+#include "core/base/toml_util.hpp"
+
+namespace attribution {
+namespace {
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+Result<std::string> auth_header(const SourceConfig& s) {
+  if (!s.token_file.empty()) {
+    auto t = read_text_file(s.token_file);
+    if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
+    return "Authorization: Bearer " + trimmed(*t);
+  }
+  if (!s.token_env.empty()) {
+    const char* v = std::getenv(s.token_env.c_str());
+    if (!v || !*v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
+    return std::string("Authorization: Bearer ") + v;
+  }
+  if (!s.username.empty()) {
+    const char* p = s.password_env.empty() ? nullptr : std::getenv(s.password_env.c_str());
+    if (!p) return make_error(ErrorKind::config, fmt::format("the password variable {} is not set", s.password_env));
+    return "Authorization: Basic " + base64(s.username + ":" + p);
+  }
+  return std::string();
+}
+
+}  // namespace
+
+std::string url_encode(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
+    else out += fmt::format("%{:02X}", c);
+  }
+  return out;
+}
+
+std::string base64(std::string_view in) {
+  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8 | uint8_t(in[i + 2]);
+    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], t[v & 63]};
+  }
+  if (i + 1 == in.size()) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16;
+    out += {t[v >> 18], t[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    uint32_t v = uint32_t(uint8_t(in[i])) << 16 | uint32_t(uint8_t(in[i + 1])) << 8;
+    out += {t[v >> 18], t[(v >> 12) & 63], t[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+Result<SourceHttp> source_http(const SourceConfig& s) {
+  SourceHttp h;
+  ATTRIBUTION_TRY(h.auth, auth_header(s));
+  h.headers = {"Accept: application/json"};
+  if (!h.auth.empty()) h.headers.push_back(h.auth);
+  h.options.ca_file = s.ca_file;
+  h.options.timeout = s.timeout;
+  h.base = s.url;
+  while (!h.base.empty() && h.base.back() == '/') h.base.pop_back();
+  return h;
+}
+
+}  // namespace attribution
