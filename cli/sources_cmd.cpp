@@ -26,7 +26,7 @@ int check_sources(const std::string& config_path) {
   CurlHttpClient http;
   Transports transports{runner, http};
   Workload w;  // without a scheduler, {host} matches any host
-  if (config->scheduler == "static") {
+  if (config->scheduler && !config->scheduler->needs_job()) {
     auto resolved = resolve_workload(*config, WorkloadRequest{}, transports);
     if (!resolved) return report_error(resolved.error());
     w = *resolved;

@@ -452,9 +452,9 @@ Result<LoadedBundle> read_bundle(const std::string& dir) {
   return out;
 }
 
-std::vector<InputFile> RecordingFileLister::list(const SourceConfig& source, size_t index, const std::string& base_dir,
-                                                 const Workload& workload, SourceCoverage& coverage) {
-  auto files = inner_.list(source, index, base_dir, workload, coverage);
+std::vector<InputFile> RecordingFileLister::list(const FileGlobs& globs, size_t index, const Workload& workload,
+                                                 SourceCoverage& coverage) {
+  auto files = inner_.list(globs, index, workload, coverage);
   listed.push_back(ListedSource{index, coverage, files});
   return files;
 }
@@ -466,6 +466,12 @@ std::vector<InputFile> RecordingFileLister::list_adhoc(const std::vector<std::st
   return files;
 }
 
+Result<std::string> RecordingFileLister::read_text(const std::string& path) {
+  auto text = inner_.read_text(path);
+  if (text) read = *text;
+  return text;
+}
+
 std::vector<InputFile> ReplayFileLister::replay(size_t index, SourceCoverage& coverage) {
   for (const auto& l : listings_)
     if (l.index == index) {
@@ -475,9 +481,14 @@ std::vector<InputFile> ReplayFileLister::replay(size_t index, SourceCoverage& co
   return {};
 }
 
-std::vector<InputFile> ReplayFileLister::list(const SourceConfig&, size_t index, const std::string&, const Workload&,
-                                              SourceCoverage& coverage) {
+std::vector<InputFile> ReplayFileLister::list(const FileGlobs&, size_t index, const Workload&, SourceCoverage& coverage) {
   return replay(index, coverage);
+}
+
+Result<std::string> ReplayFileLister::read_text(const std::string& path) {
+  if (read_) return *read_;
+  return make_error(ErrorKind::input, "the bundle holds no copy of this file", path, 0, {},
+                    "record the bundle again with this version");
 }
 
 std::vector<InputFile> ReplayFileLister::list_adhoc(const std::vector<std::string>&, size_t index, const Workload&,

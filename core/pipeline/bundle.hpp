@@ -69,11 +69,13 @@ Result<std::string> redact_config(std::string_view toml_text, const std::string&
 class RecordingFileLister : public FileLister {
  public:
   explicit RecordingFileLister(FileLister& inner) : inner_(inner) {}
-  std::vector<InputFile> list(const SourceConfig& source, size_t index, const std::string& base_dir,
-                              const Workload& workload, SourceCoverage& coverage) override;
+  std::vector<InputFile> list(const FileGlobs& globs, size_t index, const Workload& workload,
+                              SourceCoverage& coverage) override;
   std::vector<InputFile> list_adhoc(const std::vector<std::string>& paths, size_t index, const Workload& workload,
                                     SourceCoverage& coverage) override;
+  Result<std::string> read_text(const std::string& path) override;
   std::vector<ListedSource> listed;
+  std::optional<std::string> read;  // the small file a scheduler read (a static workload)
 
  private:
   FileLister& inner_;
@@ -82,15 +84,18 @@ class RecordingFileLister : public FileLister {
 // The listing twin that answers from a bundle; a source it has no record of lists nothing.
 class ReplayFileLister : public FileLister {
  public:
-  explicit ReplayFileLister(std::vector<ListedSource> listings) : listings_(std::move(listings)) {}
-  std::vector<InputFile> list(const SourceConfig& source, size_t index, const std::string& base_dir,
-                              const Workload& workload, SourceCoverage& coverage) override;
+  ReplayFileLister(std::vector<ListedSource> listings, std::optional<std::string> read)
+      : listings_(std::move(listings)), read_(std::move(read)) {}
+  std::vector<InputFile> list(const FileGlobs& globs, size_t index, const Workload& workload,
+                              SourceCoverage& coverage) override;
   std::vector<InputFile> list_adhoc(const std::vector<std::string>& paths, size_t index, const Workload& workload,
                                     SourceCoverage& coverage) override;
+  Result<std::string> read_text(const std::string& path) override;
 
  private:
   std::vector<InputFile> replay(size_t index, SourceCoverage& coverage);
   std::vector<ListedSource> listings_;
+  std::optional<std::string> read_;
 };
 
 // Loads the bundle's recorded commands, HTTP answers and Kubernetes access into the replaying twins.

@@ -1,6 +1,8 @@
 #include "core/pipeline/bundle.hpp"
 
 #include <catch2/catch.hpp>
+
+#include "sources/slurm/slurm_scheduler.hpp"
 #include <cstdlib>
 #include <filesystem>
 
@@ -40,7 +42,7 @@ step = "30s"
   auto reparsed = parse_config(*r, "site.toml");
   REQUIRE(reparsed);
   CHECK(reparsed->sources.size() == 1);
-  CHECK(reparsed->slurm.mode == "rest");
+  CHECK(static_cast<const SlurmSettings&>(*reparsed->scheduler_settings.at("slurm")).mode == "rest");
 }
 
 TEST_CASE("a bundle recorded with a token in the environment and a config carries no secret") {

@@ -1,6 +1,11 @@
 #include <catch2/catch.hpp>
 
 #include "core/pipeline/config.hpp"
+#include "sources/files/files_source.hpp"
+#include "sources/prometheus/prometheus.hpp"
+#include "sources/slurm/slurm_scheduler.hpp"
+#include "sources/static/static_workload.hpp"
+#include "sources/registry.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
@@ -33,15 +38,18 @@ kind = "loki"
 url = "http://loki:3100"
 )", "/etc/x/attribution.toml");
   REQUIRE(c);
-  CHECK(c->scheduler == "static");
-  CHECK(c->static_file == "/etc/x/job.toml");
+  REQUIRE(c->scheduler);
+  CHECK(c->scheduler->name() == "static");
+  CHECK(static_cast<const StaticSettings&>(*c->scheduler_settings.at("static")).file == "/etc/x/job.toml");
   CHECK(c->before == 20 * 60 * kMicrosPerSecond);
   CHECK(c->timezone.name() == "+08:00");
   REQUIRE(c->sources.size() == 3);
-  CHECK(c->sources[1].stream == "syslog");
-  CHECK(c->sources[1].paths == std::vector<std::string>{"kern/{host}.log.gz"});
-  CHECK(c->sources[1].boot_time);
-  CHECK(c->sources[2].kind == "loki");
+  CHECK(c->sources[1].settings->stream == "syslog");
+  const auto& kernel = static_cast<const FilesSettings&>(*c->sources[1].settings);
+  CHECK(kernel.globs.paths == std::vector<std::string>{"kern/{host}.log.gz"});
+  CHECK(kernel.globs.base_dir == "/etc/x");
+  CHECK(kernel.boot_time);
+  CHECK(c->sources[2].kind->name() == "loki");
 }
 
 TEST_CASE("config errors name file / line and key") {
@@ -84,8 +92,9 @@ TEST_CASE("slurm section: rest mode needs a url; tokens come from env or file on
   auto ok = parse_config("[workload]\nscheduler = \"slurm\"\n[slurm]\nmode = \"rest\"\nurl = \"http://h:6820\"\ntoken_file = \"jwt\"\n",
                          "/etc/a/c.toml");
   REQUIRE(ok);
-  CHECK(ok->slurm.mode == "rest");
-  CHECK(ok->slurm.token_file == "/etc/a/jwt");
+  const auto& slurm = static_cast<const SlurmSettings&>(*ok->scheduler_settings.at("slurm"));
+  CHECK(slurm.mode == "rest");
+  CHECK(slurm.token_file == "/etc/a/jwt");
   auto no_url = parse_config("[slurm]\nmode = \"rest\"\n", "c.toml");
   REQUIRE_FALSE(no_url);
   CHECK(no_url.error().key == "slurm.url");
@@ -99,7 +108,8 @@ TEST_CASE("prometheus source: url required, durations, host labels and map") {
                          "host_label = \"instance\"\nhost_map = { \"10.0.0.13\" = \"node03\" }\ntoken_env = \"PROM_TOKEN\"\n",
                          "c.toml");
   REQUIRE(ok);
-  const SourceConfig& s = ok->sources[0];
+  const auto& s = static_cast<const PrometheusSettings&>(*ok->sources[0].settings);
+  CHECK(s.stream == "metrics");
   CHECK(s.step == 30 * kMicrosPerSecond);
   CHECK(s.host_labels == std::vector<std::string>{"instance"});
   CHECK(s.host_map.at("10.0.0.13") == "node03");
@@ -115,10 +125,10 @@ TEST_CASE("a source's stream is one the rules read; pod logs are never the sched
   };
   auto files = stream_of("kind = \"files\"\npaths = [\"x\"]\nstream = \"scheduler\"\n");
   REQUIRE(files);
-  CHECK(files->sources[0].stream == "scheduler");
+  CHECK(files->sources[0].settings->stream == "scheduler");
   auto loki = stream_of("kind = \"loki\"\nurl = \"http://l\"\nstream = \"syslog\"\n");
   REQUIRE(loki);
-  CHECK(loki->sources[0].stream == "syslog");
+  CHECK(loki->sources[0].settings->stream == "syslog");
   auto pods = stream_of("kind = \"kubernetes\"\nstream = \"scheduler\"\n");
   REQUIRE_FALSE(pods);
   CHECK(pods.error().message == "stream 'scheduler' is not one of applog, syslog");
@@ -138,4 +148,21 @@ TEST_CASE("config: a source kind this version cannot read is refused with the wa
   auto stat = parse_config("[[source]]\nname = \"s\"\nkind = \"static\"\n", "c.toml");
   REQUIRE_FALSE(stat);
   CHECK(stat.error().hint.find("scheduler = \"static\"") != std::string::npos);
+  auto slurm = parse_config("[[source]]\nname = \"s\"\nkind = \"slurm\"\n", "c.toml");
+  REQUIRE_FALSE(slurm);
+  CHECK(slurm.error().message == "'slurm' is a scheduler, not a source kind");
+}
+
+TEST_CASE("config: kinds and schedulers come from the registry; every scheduler has settings") {
+  auto c = parse_config("[workload]\nscheduler = \"none\"\n", "c.toml");
+  REQUIRE(c);
+  CHECK(c->scheduler == nullptr);
+  CHECK(c->scheduler_settings.size() == schedulers().size());
+  CHECK(default_config().scheduler_settings.size() == schedulers().size());
+  auto unknown = parse_config("[[source]]\nname = \"a\"\nkind = \"ftp\"\n", "c.toml");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message == "source kind 'ftp' is not one of files, loki, prometheus, kubernetes");
+  auto sched = parse_config("[workload]\nscheduler = \"pbs\"\n", "c.toml");
+  REQUIRE_FALSE(sched);
+  CHECK(sched.error().message == "scheduler 'pbs' is not one of static, slurm, kueue, none");
 }

@@ -16,6 +16,7 @@
 #include "core/base/toml_util.hpp"
 #include "sources/transport/command.hpp"
 #include "sources/transport/http.hpp"
+#include "sources/files/files_source.hpp"
 #include "sources/transport/recording.hpp"
 
 namespace attribution {
@@ -53,10 +54,8 @@ Result<Inputs> live_inputs(const DiagnoseRequest& req) {
 Result<Inputs> bundle_inputs(const LoadedBundle& bundle) {
   const BundleContents& b = bundle.contents;
   Inputs in;
-  if (b.config_file.empty()) in.config.base_dir.assign(1, '.');
+  if (b.config_file.empty()) in.config = default_config();
   else ATTRIBUTION_TRY(in.config, parse_config(b.config_text, b.config_file));
-  in.config.offline = true;
-  in.config.static_text = b.static_workload;
   if (auto st = apply_margins(in.config, b.request.before, b.request.after); !st) return st.error();
   in.rule_sources = b.rules;
   in.workload.job = b.request.job;
@@ -65,6 +64,7 @@ Result<Inputs> bundle_inputs(const LoadedBundle& bundle) {
   in.workload.start = b.request.start;
   in.workload.end = b.request.end;
   in.workload.now = b.request.now;
+  in.workload.offline = true;
   in.bundle_problems = bundle.problems;
   return in;
 }
@@ -93,8 +93,7 @@ Result<BundleContents> bundle_contents(const DiagnoseRequest& req, const Inputs&
                             req.before, req.after, in.workload.logs, in.workload.now};
   b.config_file = in.config.file;
   if (!b.config_file.empty()) ATTRIBUTION_TRY(b.config_text, redact_config(in.config.text, b.config_file));
-  // Read again only when recording: the resolver reads it only when the static scheduler is used.
-  if (workload.scheduler == "static") ATTRIBUTION_TRY(b.static_workload, read_text_file(in.config.static_file));
+  b.static_workload = lister.read;
   b.rules = in.rule_sources;
   b.probes = runner.probes();
   b.commands = runner.commands();
@@ -145,13 +144,14 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   lap("load config and rules");
 
   // The transports: real, replayed from the bundle, or recorded on their way through.
-  ProcessRunner real_runner(in.config.slurm.timeout);
+  ProcessRunner real_runner(command_timeout(in.config));
   CurlHttpClient real_http;
   DiskFileLister disk;
   ReplayRunner replay_runner;
   ReplayHttpClient replay_http;
   LocalKubeAccessResolver local_kube;
-  ReplayFileLister replay_files(bundle ? bundle->contents.listings : std::vector<ListedSource>{});
+  ReplayFileLister replay_files(bundle ? bundle->contents.listings : std::vector<ListedSource>{},
+                                bundle ? bundle->contents.static_workload : std::nullopt);
   ReplayKubeAccessResolver replay_kube;
   if (bundle) load_replay_transports(bundle->contents, replay_runner, replay_http, replay_kube);
   CommandRunner& base_runner = bundle ? replay_runner : req.runner ? *req.runner : real_runner;

@@ -4,8 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/config.hpp"
 #include "core/base/model.hpp"
+#include "core/pipeline/config.hpp"
+#include "sources/source.hpp"
 
 namespace attribution {
 
@@ -14,22 +15,13 @@ struct WorkloadRequest {
   Micros now = 0;  // wall clock: the end of a running job's window
   std::vector<std::string> logs;  // --logs mode: no scheduler
   std::optional<std::string> nodes, start, end;
+  bool offline = false;  // a replay: schedulers read no credential
 };
 
-class CommandRunner;
-class HttpClient;
-class KubeAccessResolver;
-class FileLister;
+// The scheduler that resolves this request: the configured one, else (no config file, --job, no
+// --logs) the first whose tools this machine has; null: none.
+const Scheduler* scheduler_for(const Config& config, const WorkloadRequest& request, CommandRunner& commands);
 
-// How passes reach the outside world: real programs and HTTP, or recordings in tests and bundles.
-struct Transports {
-  CommandRunner& commands;
-  HttpClient& http;
-  KubeAccessResolver* kube = nullptr;  // null: this machine's kubeconfig or service account
-  FileLister* files = nullptr;         // null: the file system
-};
-
-// With no config file, `--job` on a host with sacct or scontrol means scheduler = "slurm".
-Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& request, Transports transports);
+Result<Workload> resolve_workload(const Config& config, const WorkloadRequest& request, const Transports& transports);
 
 }  // namespace attribution

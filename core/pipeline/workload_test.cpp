@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/pipeline/workload.hpp"
+#include "sources/registry.hpp"
 #include "sources/transport/command.hpp"
 #include "sources/transport/http.hpp"
 #include "tests/test_util.hpp"
@@ -41,7 +42,7 @@ TEST_CASE("static workload: nodes expanded and the window widened by before/afte
 }
 
 TEST_CASE("ad-hoc logs workload: optional nodes and times") {
-  Config cfg;
+  Config cfg = default_config();
   WorkloadRequest r;
   r.logs = {"x"};
   auto open = resolve_workload(cfg, r, no_slurm);
@@ -64,12 +65,12 @@ TEST_CASE("ad-hoc logs workload: optional nodes and times") {
 }
 
 TEST_CASE("no workload source is a usage error that says what to pass") {
-  Config cfg;
+  Config cfg = default_config();
   auto w = resolve_workload(cfg, WorkloadRequest{}, no_slurm);
   REQUIRE_FALSE(w);
   CHECK(w.error().kind == ErrorKind::usage);
   CHECK(w.error().hint.find("--logs") != std::string::npos);
-  cfg.scheduler = "slurm";
+  cfg.scheduler = find_scheduler("slurm");
   WorkloadRequest job;
   job.job = "12";
   auto s = resolve_workload(cfg, job, no_slurm);

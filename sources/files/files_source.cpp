@@ -85,8 +85,9 @@ int on_glob_error(const char* path, int err) {
 }
 }  // namespace
 
-std::vector<InputFile> list_source_files(const SourceConfig& source, size_t index, const std::string& base_dir,
-                                         const Workload& workload, SourceCoverage& cov) {
+std::vector<InputFile> list_source_files(const FileGlobs& source, size_t index, const Workload& workload,
+                                         SourceCoverage& cov) {
+  const std::string& base_dir = source.base_dir;
   std::vector<InputFile> out;
   std::set<std::string> seen;
   std::set<std::string> nodes(workload.nodes.begin(), workload.nodes.end());
@@ -211,6 +212,39 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
   cov.hosts_expected = static_cast<int64_t>(workload.nodes.size());
   for (const auto& f : out) add_host(cov, f.host_hint);
   return out;
+}
+
+Result<std::shared_ptr<const SourceSettings>> FilesKind::parse(const TomlReader& r, const ParseContext& context) const {
+  if (auto st = r.only_keys({"name", "kind", "paths", "stream", "timezone", "boot_time", "host"}); !st) return st.error();
+  auto s = std::make_shared<FilesSettings>();
+  s->globs.base_dir = context.base_dir;
+  ATTRIBUTION_TRY(s->globs.paths, r.str_list("paths"));
+  if (s->globs.paths.empty()) return r.error("paths", "a files source needs paths = [\"...\"]");
+  if (auto st = parse_stream(r, s->stream, true); !st) return st.error();
+  std::optional<std::string> v;
+  ATTRIBUTION_TRY(v, r.str("timezone"));
+  if (v) {
+    auto tz = TimeZone::parse(*v);
+    if (!tz) return r.error("timezone", tz.error().message, tz.error().hint);
+    s->timezone = *tz;
+  }
+  ATTRIBUTION_TRY(v, r.str("boot_time"));
+  if (v) {
+    auto t = parse_time_value(*v, TimeZone::utc());
+    if (!t) return r.error("boot_time", t.error().message, t.error().hint);
+    s->boot_time = *t;
+  }
+  ATTRIBUTION_TRY(v, r.str("host"));
+  if (v) s->globs.host = *v;
+  return std::shared_ptr<const SourceSettings>(std::move(s));
+}
+
+std::vector<InputFile> FilesKind::collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                          SourceCoverage& coverage) const {
+  const auto& settings = static_cast<const FilesSettings&>(*entry.settings);
+  DiskFileLister disk;
+  FileLister& lister = context.transports.files ? *context.transports.files : disk;
+  return lister.list(settings.globs, index, context.workload, coverage);
 }
 
 }  // namespace attribution

@@ -18,12 +18,9 @@ TEST_CASE("path templates: {host} and {rank} are read back / other nodes' files 
   Workload w;
   w.id = "4242";
   w.nodes = {"node01", "node02", "node03"};
-  SourceConfig sc;
-  sc.name = "r";
-  sc.kind = "files";
-  sc.paths = {"logs/{host}/rank-{rank}.log", "logs/{job}/kern-{host}.log", "logs/none/*.log"};
+  FileGlobs globs{{"logs/{host}/rank-{rank}.log", "logs/{job}/kern-{host}.log", "logs/none/*.log"}, {}, d.path()};
   SourceCoverage cov;
-  auto files = list_source_files(sc, 0, d.path(), w, cov);
+  auto files = list_source_files(globs, 0, w, cov);
   REQUIRE(files.size() == 4);
   CHECK(files[0].host_hint == "node01");
   CHECK(files[0].rank_hint == 0);

@@ -5,7 +5,6 @@
 
 #include "sources/transport/http.hpp"
 #include "sources/transport/http_auth.hpp"
-#include "sources/kueue/kueue_parse.hpp"
 
 namespace attribution {
 
@@ -19,7 +18,7 @@ std::string pod_log_path(const Workload::Pod& pod, const std::string& container,
   return path;
 }
 
-std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAccess& access, const Workload& w,
+std::vector<InputFile> collect_kube_logs(const KubeLogsSettings& sc, const KubeAccess& access, const Workload& w,
                                          size_t index, HttpClient& http, SourceCoverage& cov) {
   std::vector<InputFile> files;
   bool failed = false;  // a log request failed for another reason than the log being gone
@@ -33,8 +32,8 @@ std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAcces
   std::optional<Micros> since;
   if (w.window_known && w.start) since = w.window.start;
   for (const auto& pod : w.pods) {
-    if (!sc.kube_namespace.empty() && pod.ns != sc.kube_namespace) {
-      cov.problems.push_back(fmt::format("pod {}/{}: outside the source's namespace {}", pod.ns, pod.name, sc.kube_namespace));
+    if (!sc.ns.empty() && pod.ns != sc.ns) {
+      cov.problems.push_back(fmt::format("pod {}/{}: outside the source's namespace {}", pod.ns, pod.name, sc.ns));
       continue;
     }
     std::vector<std::string> containers;
@@ -94,17 +93,37 @@ std::vector<InputFile> collect_kube_logs(const SourceConfig& sc, const KubeAcces
   return files;
 }
 
-std::vector<InputFile> collect_kube_logs(const Config& config, const SourceConfig& sc, const Workload& w, size_t index,
-                                         HttpClient& http, KubeAccessResolver& resolver, SourceCoverage& cov) {
-  const KueueConfig& k = config.kueue;
-  KubeAuthOptions auth;
-  auth.kubeconfig = !sc.kubeconfig.empty() ? sc.kubeconfig : k.kubeconfig;
-  auth.context = !sc.context.empty() ? sc.context : k.context;
-  auth.in_cluster = sc.in_cluster.value_or(k.in_cluster);
-  auth.ca_file = !sc.ca_file.empty() ? sc.ca_file : k.ca_file;
-  auth.timeout = sc.timeout;
-  auth.config_key = "source." + sc.name;
+Result<std::shared_ptr<const SourceSettings>> KubeLogsKind::parse(const TomlReader& r, const ParseContext& context) const {
+  if (auto st = r.only_keys({"name", "kind", "namespace", "kubeconfig", "context", "in_cluster", "container",
+                             "timeout", "ca_file", "stream"});
+      !st)
+    return st.error();
+  auto s = std::make_shared<KubeLogsSettings>();
+  KubeKeys keys;
+  // Credentials default to [kueue]'s (checked where [kueue] is read); the namespace and the
+  // deadline are the source's own.
+  if (const toml::table* kueue = context.document ? (*context.document)["kueue"].as_table() : nullptr)
+    if (auto st = parse_kube_keys(TomlReader(*kueue, context.file, "kueue"), keys, context.base_dir); !st) return st.error();
+  keys.ns.clear();
+  keys.auth.timeout = KubeAuthOptions{}.timeout;
+  if (auto st = parse_kube_keys(r, keys, context.base_dir); !st) return st.error();
+  s->ns = keys.ns;
+  s->auth = keys.auth;
+  ATTRIBUTION_TRY(s->containers, r.str_list("container"));
+  if (auto st = parse_stream(r, s->stream, false); !st) return st.error();
+  return std::shared_ptr<const SourceSettings>(std::move(s));
+}
+
+std::vector<InputFile> KubeLogsKind::collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                             SourceCoverage& cov) const {
+  const auto& sc = static_cast<const KubeLogsSettings&>(*entry.settings);
+  const Workload& w = context.workload;
+  HttpClient& http = context.transports.http;
   if (w.pods.empty()) return collect_kube_logs(sc, KubeAccess{}, w, index, http, cov);
+  KubeAuthOptions auth = sc.auth;
+  auth.config_key = "source." + entry.name;
+  LocalKubeAccessResolver local;
+  KubeAccessResolver& resolver = context.transports.kube ? *context.transports.kube : local;
   auto access = resolver.resolve(auth);
   if (!access) {
     cov.status = SourceStatus::error;

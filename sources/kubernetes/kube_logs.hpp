@@ -8,24 +8,34 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/config.hpp"
 #include "core/base/model.hpp"
-#include "sources/files/files_source.hpp"
+#include "sources/source.hpp"
 #include "sources/transport/kube_auth.hpp"
 
 namespace attribution {
 
 class HttpClient;
 
-// Credentials: the source's own keys, else [kueue]'s. Fills `coverage` (status, reason, bytes,
-// problems, hosts_expected); the scan adds records and hosts covered.
-std::vector<InputFile> collect_kube_logs(const Config& config, const SourceConfig& source, const Workload& workload,
-                                         size_t source_index, HttpClient& http, KubeAccessResolver& access,
-                                         SourceCoverage& coverage);
+struct KubeLogsSettings : SourceSettings {
+  std::string ns;  // only pods in this namespace; empty: any
+  KubeAuthOptions auth;  // the source's own keys, else [kueue]'s
+  std::vector<std::string> containers;  // empty: every container of each pod
+};
+
+class KubeLogsKind : public SourceKind {
+ public:
+  std::string_view name() const override { return "kubernetes"; }
+  Result<std::shared_ptr<const SourceSettings>> parse(const TomlReader& table, const ParseContext& context) const override;
+  // Fills `coverage` (status, reason, bytes, problems, hosts_expected); the scan adds records and
+  // hosts covered.
+  std::vector<InputFile> collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                 SourceCoverage& coverage) const override;
+};
 
 // The same with the access already resolved (tests).
-std::vector<InputFile> collect_kube_logs(const SourceConfig& source, const KubeAccess& access, const Workload& workload,
-                                         size_t source_index, HttpClient& http, SourceCoverage& coverage);
+std::vector<InputFile> collect_kube_logs(const KubeLogsSettings& source, const KubeAccess& access,
+                                         const Workload& workload, size_t source_index, HttpClient& http,
+                                         SourceCoverage& coverage);
 
 // The log request path for one container instance.
 std::string pod_log_path(const Workload::Pod& pod, const std::string& container, std::optional<Micros> since,

@@ -60,9 +60,7 @@ TEST_CASE("pod log requests: timestamps / sinceTime / container / previous") {
 TEST_CASE("pod logs: one inline file per container instance / host hint the node / a gone log is a problem") {
   ReplayHttpClient http;
   serve_logs(http);
-  SourceConfig sc;
-  sc.name = "pods";
-  sc.kind = "kubernetes";
+  KubeLogsSettings sc;
   SourceCoverage cov;
   auto files = collect_kube_logs(sc, access(), pytorchjob(), 3, http, cov);
   REQUIRE(files.size() == 4);
@@ -84,7 +82,7 @@ TEST_CASE("pod logs: one inline file per container instance / host hint the node
 TEST_CASE("pod logs: containers chosen by the source / namespace filter") {
   ReplayHttpClient http;
   http.set_default(HttpResponse{200, "2025-05-06T10:00:41.1Z hello\n"});
-  SourceConfig sc;
+  KubeLogsSettings sc;
   sc.containers = {"sidecar"};
   SourceCoverage cov;
   auto files = collect_kube_logs(sc, access(), pytorchjob(), 0, http, cov);
@@ -92,14 +90,14 @@ TEST_CASE("pod logs: containers chosen by the source / namespace filter") {
   CHECK(cov.problems.size() == 4);
   CHECK(cov.problems[0] == "pod training/llm-pretrain-master-0: no container named sidecar");
   sc.containers.clear();
-  sc.kube_namespace = "other";
+  sc.ns = "other";
   SourceCoverage cov2;
   CHECK(collect_kube_logs(sc, access(), pytorchjob(), 0, http, cov2).empty());
   CHECK(cov2.problems[0].find("outside the source's namespace other") != std::string::npos);
 }
 
 TEST_CASE("pod logs: refused or unanswered requests stop the source with an error naming why") {
-  SourceConfig sc;
+  KubeLogsSettings sc;
   ReplayHttpClient refused;
   refused.set_default(HttpResponse{403, fixture("status-403.json")});
   SourceCoverage cov;
@@ -121,7 +119,7 @@ TEST_CASE("pod logs: refused or unanswered requests stop the source with an erro
 }
 
 TEST_CASE("pod logs: a workload without pods") {
-  SourceConfig sc;
+  KubeLogsSettings sc;
   ReplayHttpClient http;
   Workload w;
   w.scheduler = "static";

@@ -236,18 +236,4 @@ Result<std::vector<KubeEvent>> parse_event_list(std::string_view json, const std
   return out;
 }
 
-std::optional<KubeStatus> parse_kube_status(std::string_view json) {
-  simdjson::dom::parser parser;
-  element doc;
-  if (parser.parse(json.data(), json.size()).get(doc) != simdjson::SUCCESS) return std::nullopt;
-  if (doc.type() != simdjson::dom::element_type::OBJECT || str(doc, "kind") != "Status") return std::nullopt;
-  KubeStatus s;
-  s.code = integer(doc, "code").value_or(0);
-  s.reason = str(doc, "reason");
-  s.message = str(doc, "message");
-  s.details_kind = str(doc["details"], "kind");
-  s.details_name = str(doc["details"], "name");
-  return s;
-}
-
 }  // namespace attribution

@@ -10,6 +10,8 @@
 #include "core/base/result.hpp"
 #include "core/base/time.hpp"
 
+#include "sources/transport/kube_auth.hpp"
+
 namespace attribution {
 
 struct KubeOwnerRef {
@@ -69,19 +71,11 @@ struct KubeEvent {
   std::optional<Micros> first, last;  // firstTimestamp (else eventTime), lastTimestamp (else series/eventTime)
 };
 
-// metav1.Status as API servers answer errors: {"kind":"Status","code":404,"reason":"NotFound",...}.
-struct KubeStatus {
-  int64_t code = 0;
-  std::string reason, message, details_kind, details_name;
-};
-
 Result<KueueWorkload> parse_kueue_workload(std::string_view json, const std::string& from);
 Result<std::vector<KueueWorkload>> parse_kueue_workload_list(std::string_view json, const std::string& from);
 Result<std::vector<KubePod>> parse_pod_list(std::string_view json, const std::string& from);
 Result<KubePod> parse_pod(std::string_view json, const std::string& from);
 Result<std::vector<KubeEvent>> parse_event_list(std::string_view json, const std::string& from);
-// nullopt when the body is not a Status object.
-std::optional<KubeStatus> parse_kube_status(std::string_view json);
 
 // "2024-03-19T20:49:17Z", "2024-03-19T20:49:17.123456Z" (MicroTime); nullopt for "" or null.
 std::optional<Micros> parse_kube_time(std::string_view text);

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "sources/kubernetes/kube_logs.hpp"
+#include "sources/kueue/kueue_scheduler.hpp"
+
 #include <algorithm>
 
 #include "core/pipeline/config.hpp"
@@ -183,21 +186,27 @@ TEST_CASE("config: kueue section and kubernetes source keys") {
                         "in_cluster = true\ntimeout = \"20s\"\n",
                         "/etc/attribution/attribution.toml");
   REQUIRE(c);
-  CHECK(c->scheduler == "kueue");
-  CHECK(c->kueue.ns == "training");
-  CHECK(c->kueue.kubeconfig == "/etc/attribution/kube/config");  // relative to the config file
-  CHECK(c->kueue.context == "prod");
-  CHECK(c->kueue.api == "v1beta1");
-  CHECK(c->kueue.timeout == 10 * kMicrosPerSecond);
-  CHECK(c->kueue.ca_file == "/etc/ca.pem");
+  REQUIRE(c->scheduler);
+  CHECK(c->scheduler->name() == "kueue");
+  const auto& k = static_cast<const KueueSettings&>(*c->scheduler_settings.at("kueue"));
+  CHECK(k.keys.ns == "training");
+  CHECK(k.keys.auth.kubeconfig == "/etc/attribution/kube/config");  // relative to the config file
+  CHECK(k.keys.auth.context == "prod");
+  CHECK(k.api == "v1beta1");
+  CHECK(k.keys.auth.timeout == 10 * kMicrosPerSecond);
+  CHECK(k.keys.auth.ca_file == "/etc/ca.pem");
   REQUIRE(c->sources.size() == 1);
-  CHECK(c->sources[0].containers == std::vector<std::string>{"pytorch", "sidecar"});
-  CHECK(c->sources[0].in_cluster == true);
-  CHECK(c->sources[0].kube_namespace == "training");
-  CHECK(c->sources[0].timeout == 20 * kMicrosPerSecond);
+  const auto& pods = static_cast<const KubeLogsSettings&>(*c->sources[0].settings);
+  CHECK(pods.containers == std::vector<std::string>{"pytorch", "sidecar"});
+  CHECK(pods.auth.in_cluster == true);
+  CHECK(pods.ns == "training");
+  CHECK(pods.auth.timeout == 20 * kMicrosPerSecond);
+  // The source's credentials default to [kueue]'s.
+  CHECK(pods.auth.kubeconfig == "/etc/attribution/kube/config");
+  CHECK(pods.auth.context == "prod");
   auto home = parse_config("[kueue]\nkubeconfig = \"~/.kube/other\"\n", "a.toml");
   REQUIRE(home);
-  CHECK(home->kueue.kubeconfig == "~/.kube/other");
+  CHECK(static_cast<const KueueSettings&>(*home->scheduler_settings.at("kueue")).keys.auth.kubeconfig == "~/.kube/other");
   for (const char* bad : {"[kueue]\napi = \"v2\"\n", "[kueue]\nin_cluster = \"yes\"\n", "[kueue]\ntimeout = \"soon\"\n",
                           "[kueue]\nnamspace = \"x\"\n", "[[source]]\nname = \"p\"\nkind = \"kubernetes\"\nurl = \"http://x\"\n"}) {
     INFO(bad);

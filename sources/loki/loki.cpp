@@ -11,7 +11,6 @@
 #include <tuple>
 
 #include "sources/transport/http_auth.hpp"
-#include "sources/prometheus/prometheus.hpp"
 
 namespace attribution {
 namespace {
@@ -186,12 +185,9 @@ Result<LokiPage> parse_loki_streams(std::string_view body) {
   return page;
 }
 
-std::string loki_hosts_regex(const SourceConfig& src, const Workload& w) {
-  std::vector<std::string> names = w.nodes;  // and the label values the host map turns into them
-  for (const auto& [value, node] : src.host_map)
-    if (std::find(w.nodes.begin(), w.nodes.end(), node) != w.nodes.end()) names.push_back(value);
+std::string loki_hosts_regex(const LokiSettings& src, const Workload& w) {
   std::string alt;
-  for (const auto& h : names) {
+  for (const auto& h : host_label_values(w.nodes, src.host_map)) {
     if (!alt.empty()) alt += '|';
     // A regex escape inside a double-quoted LogQL string is written with two backslashes.
     for (char c : h) {
@@ -202,7 +198,7 @@ std::string loki_hosts_regex(const SourceConfig& src, const Workload& w) {
   return alt;
 }
 
-std::string loki_query(const SourceConfig& src, const Workload& w) {
+std::string loki_query(const LokiSettings& src, const Workload& w) {
   std::string q = src.query;
   if (q.empty()) q = fmt::format("{{{}=~\"{{hosts_regex}}\"}}", src.host_labels.empty() ? "host" : src.host_labels.front());
   replace_all(q, "{hosts_regex}", loki_hosts_regex(src, w));
@@ -218,7 +214,7 @@ std::string loki_line(int64_t ns, const std::string& host, std::string_view line
   return fmt::format("{} {} loki: {}", stamp, host, line);
 }
 
-std::vector<InputFile> collect_loki(const SourceConfig& src, size_t source_index, const Workload& w, HttpClient& http,
+std::vector<InputFile> collect_loki(const LokiSettings& src, size_t source_index, const Workload& w, HttpClient& http,
                                     SourceCoverage& cov) {
   cov.hosts_expected = static_cast<int64_t>(w.nodes.size());
   if (!w.window_known) {
@@ -358,6 +354,38 @@ std::vector<InputFile> collect_loki(const SourceConfig& src, size_t source_index
     cov.reason = no_host > 0 ? cov.problems.front() : "Loki returned no lines for the job's hosts in the window";
   }
   return out;
+}
+
+Result<std::shared_ptr<const SourceSettings>> LokiKind::parse(const TomlReader& r, const ParseContext&) const {
+  if (auto st = r.only_keys({"name", "kind", "url", "host_label", "host_map", "timeout", "token_env", "token_file",
+                             "username", "password_env", "ca_file", "query", "org_id", "limit", "stream"});
+      !st)
+    return st.error();
+  auto s = std::make_shared<LokiSettings>();
+  if (auto st = parse_http_endpoint(r, *s, "loki", "http://loki:3100"); !st) return st.error();
+  // The labels log shippers commonly put the machine in.
+  if (auto st = parse_host_labels(r, *s, {"host", "hostname", "node", "nodename", "instance"}); !st) return st.error();
+  std::optional<std::string> v;
+  ATTRIBUTION_TRY(v, r.str("query"));
+  if (v) s->query = *v;
+  ATTRIBUTION_TRY(v, r.str("org_id"));
+  if (v) s->org_id = *v;
+  std::optional<int64_t> limit;
+  ATTRIBUTION_TRY(limit, r.integer("limit"));
+  if (limit) {
+    if (*limit < 1 || *limit > 5000)
+      return r.error("limit", fmt::format("limit {} is not between 1 and 5000", *limit),
+                     "5000 is Loki's default max_entries_limit_per_query; larger requests are refused");
+    s->limit = *limit;
+  }
+  if (auto st = parse_stream(r, s->stream, true); !st) return st.error();
+  return std::shared_ptr<const SourceSettings>(std::move(s));
+}
+
+std::vector<InputFile> LokiKind::collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                         SourceCoverage& coverage) const {
+  return collect_loki(static_cast<const LokiSettings&>(*entry.settings), index, context.workload,
+                      context.transports.http, coverage);
 }
 
 }  // namespace attribution

@@ -7,12 +7,28 @@
 #include <string_view>
 #include <vector>
 
-#include "core/pipeline/config.hpp"
 #include "core/base/model.hpp"
-#include "sources/files/files_source.hpp"
+#include "sources/host_labels.hpp"
+#include "sources/source.hpp"
 #include "sources/transport/http.hpp"
+#include "sources/transport/http_auth.hpp"
 
 namespace attribution {
+
+struct LokiSettings : SourceSettings, HttpEndpoint, HostLabels {
+  std::string query;   // LogQL with {job} {hosts_regex} {namespace}; empty: the hosts through the first host label
+  std::string org_id;  // the tenant (X-Scope-OrgID)
+  int64_t limit = 5000;  // entries per request
+};
+
+class LokiKind : public SourceKind {
+ public:
+  std::string_view name() const override { return "loki"; }
+  Result<std::shared_ptr<const SourceSettings>> parse(const TomlReader& table, const ParseContext& context) const override;
+  // Lines of a failed later page are kept: the source is then partial.
+  std::vector<InputFile> collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                 SourceCoverage& coverage) const override;
+};
 
 struct LokiStream {
   std::map<std::string, std::string> labels;
@@ -37,11 +53,11 @@ Result<LokiPage> parse_loki_streams(std::string_view body);
 
 // The job's nodes (and host_map values naming them) regex-escaped for a double-quoted LogQL
 // string, joined with '|'.
-std::string loki_hosts_regex(const SourceConfig& source, const Workload& workload);
+std::string loki_hosts_regex(const LokiSettings& source, const Workload& workload);
 
 // The source's LogQL with {job} {hosts_regex} {namespace} filled in; without a `query`, the
 // job's hosts through the first host label.
-std::string loki_query(const SourceConfig& source, const Workload& workload);
+std::string loki_query(const LokiSettings& source, const Workload& workload);
 
 // "2025-03-14T09:41:43.123456Z node03 loki: <line>": an RFC 3339 stamp and a syslog-style host
 // and tag that core/line_prefix.cpp reads, before the line's own prefixes.
@@ -50,7 +66,7 @@ std::string loki_line(int64_t ns, const std::string& host, std::string_view line
 // Queries the source for the workload's window and hosts; one inline input per host (sorted),
 // lines in time order. Faults go to `coverage` (status, reason); lines of the pages that
 // arrived before a failure are kept.
-std::vector<InputFile> collect_loki(const SourceConfig& source, size_t source_index, const Workload& workload,
+std::vector<InputFile> collect_loki(const LokiSettings& source, size_t source_index, const Workload& workload,
                                     HttpClient& http, SourceCoverage& coverage);
 
 }  // namespace attribution

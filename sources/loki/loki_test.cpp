@@ -6,6 +6,7 @@
 #include "core/scan/scan.hpp"
 #include "sources/transport/http_auth.hpp"
 #include "sources/loki/loki.hpp"
+#include "core/pipeline/config.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
@@ -30,10 +31,8 @@ Workload job() {
   return w;
 }
 
-SourceConfig kernel_source() {
-  SourceConfig s;
-  s.name = "kernel";
-  s.kind = "loki";
+LokiSettings kernel_source() {
+  LokiSettings s;
   s.stream = "syslog";
   s.url = "http://loki:3100/";
   s.query = R"({job="node-syslog", host=~"{hosts_regex}"})";
@@ -46,7 +45,7 @@ constexpr int64_t kWindowStartNs = 1741941900000000000;
 constexpr int64_t kT3 = 1741945303123456789;  // the Xid 79 line, the end of page 1
 constexpr int64_t kT4 = 1741945304000000000;  // the Xid 154 line, the end of page 2
 
-std::string url(const SourceConfig& s, int64_t from) {
+std::string url(const LokiSettings& s, int64_t from) {
   return "http://loki:3100/loki/api/v1/query_range?query=" + url_encode(loki_query(s, job())) + "&start=" +
          std::to_string(from) + "&end=1741946172000001000&limit=" + std::to_string(s.limit) + "&direction=forward";
 }
@@ -61,7 +60,7 @@ size_t count(const std::string& text, const std::string& what) {
 
 // One page that answers, then `answer` for the second request.
 SourceCoverage fail_second_page(std::variant<HttpResponse, std::string> answer, std::vector<InputFile>* files = nullptr) {
-  SourceConfig s = kernel_source();
+  LokiSettings s = kernel_source();
   ReplayHttpClient http;
   http.add(url(s, kWindowStartNs), HttpResponse{200, fixture("kernel-page1.json")});
   if (auto* r = std::get_if<HttpResponse>(&answer)) http.add(url(s, kT3), *r);
@@ -73,7 +72,7 @@ SourceCoverage fail_second_page(std::variant<HttpResponse, std::string> answer, 
 }
 
 // The first request answers `answer`.
-SourceCoverage fail_first_page(std::variant<HttpResponse, std::string> answer, SourceConfig s = kernel_source()) {
+SourceCoverage fail_first_page(std::variant<HttpResponse, std::string> answer, LokiSettings s = kernel_source()) {
   ReplayHttpClient http;
   if (auto* r = std::get_if<HttpResponse>(&answer)) http.add(url(s, kWindowStartNs), *r);
   else http.add_error(url(s, kWindowStartNs), std::get<std::string>(answer));
@@ -129,7 +128,7 @@ TEST_CASE("query_range faults: truncated and malformed JSON, error status, metri
 }
 
 TEST_CASE("the LogQL template: job, escaped hosts with host map values, default selector") {
-  SourceConfig s = kernel_source();
+  LokiSettings s = kernel_source();
   Workload w = job();
   w.nodes = {"node01", "gpu.a"};
   s.host_map = {{"fluent-bit-x7k2p", "node01"}, {"elsewhere", "node77"}};
@@ -163,7 +162,7 @@ TEST_CASE("each emitted line carries Loki's time and host in a prefix the scan r
 }
 
 TEST_CASE("paging: the next page starts at the last time and the boundary repeats are dropped") {
-  SourceConfig s = kernel_source();
+  LokiSettings s = kernel_source();
   s.org_id = "team-a";
   s.token_env = "ATTRIBUTION_TEST_LOKI_TOKEN";
   s.ca_file = "/etc/ssl/loki-ca.pem";
@@ -242,7 +241,7 @@ TEST_CASE("faults on the first page are errors that name the fault") {
 }
 
 TEST_CASE("credentials never reach a reason, even when the server echoes them") {
-  SourceConfig s = kernel_source();
+  LokiSettings s = kernel_source();
   s.username = "grafana";
   s.password_env = "ATTRIBUTION_TEST_LOKI_PASSWORD";
   setenv("ATTRIBUTION_TEST_LOKI_PASSWORD", "pw-9f8e7d", 1);
@@ -255,7 +254,7 @@ TEST_CASE("credentials never reach a reason, even when the server echoes them") 
 }
 
 TEST_CASE("a page all at one instant cannot be paged past: the loop stops") {
-  SourceConfig s = kernel_source();
+  LokiSettings s = kernel_source();
   std::string same = R"({"status":"success","data":{"resultType":"streams","result":[{"stream":{"host":"node01"},"values":[)"
                      R"(["1741945303123456789","a"],["1741945303123456789","b"],["1741945303123456789","c"]]}]}})";
   ReplayHttpClient http;
@@ -270,7 +269,7 @@ TEST_CASE("a page all at one instant cannot be paged past: the loop stops") {
 }
 
 TEST_CASE("lines without a host label are dropped and counted; no window or nodes skips") {
-  SourceConfig s = kernel_source();
+  LokiSettings s = kernel_source();
   s.limit = 5000;
   ReplayHttpClient http;
   http.set_default(HttpResponse{200, R"({"status":"success","data":{"resultType":"streams","result":[{"stream":{"job":"x"},"values":[["1741945303123456789","a"]]}]}})"});
@@ -296,9 +295,8 @@ TEST_CASE("a kernel Xid line and an NCCL WARN line from Loki become findings wit
   auto matcher = Matcher::build(*rules);
   REQUIRE(matcher);
   Workload w = job();
-  SourceConfig kernel = kernel_source();
-  SourceConfig apps = kernel_source();
-  apps.name = "apps";
+  LokiSettings kernel = kernel_source();
+  LokiSettings apps = kernel_source();
   apps.stream = "applog";
   apps.query = R"({job="slurm-jobs", slurm_job_id="{job}"})";
   apps.limit = 5000;
@@ -309,11 +307,11 @@ TEST_CASE("a kernel Xid line and an NCCL WARN line from Loki become findings wit
   http.add(url(apps, kWindowStartNs), HttpResponse{200, fixture("apps.json")});
 
   Collection c;
-  for (const SourceConfig* s : {&kernel, &apps}) {
-    c.sources.push_back(SourceRuntime{s->name, s->kind, s->stream, TimeZone::utc(), std::nullopt});
+  for (auto [name, s] : {std::pair{"kernel", &kernel}, std::pair{"apps", &apps}}) {
+    c.sources.push_back(SourceRuntime{name, "loki", s->stream, TimeZone::utc(), std::nullopt});
     SourceCoverage cov;
-    cov.name = s->name;
-    cov.kind = s->kind;
+    cov.name = name;
+    cov.kind = "loki";
     auto files = collect_loki(*s, c.sources.size() - 1, w, http, cov);
     c.coverage.push_back(cov);
     c.files.insert(c.files.end(), files.begin(), files.end());
@@ -366,7 +364,7 @@ host_map = { "fluent-bit-x7k2p" = "node03" }
 )",
                         "c.toml");
   REQUIRE(c);
-  const SourceConfig& s = c->sources[0];
+  const auto& s = static_cast<const LokiSettings&>(*c->sources[0].settings);
   CHECK(s.query == R"({job="node-syslog", host=~"{hosts_regex}"})");
   CHECK(s.stream == "syslog");
   CHECK(s.org_id == "team-a");

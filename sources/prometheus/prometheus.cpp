@@ -103,20 +103,6 @@ std::string scoped_query(const std::string& metric, const std::vector<std::strin
   return q;
 }
 
-std::string series_host(const std::map<std::string, std::string>& labels, const std::vector<std::string>& host_labels,
-                        const std::map<std::string, std::string>& host_map) {
-  for (const auto& label : host_labels) {
-    auto it = labels.find(label);
-    if (it == labels.end() || it->second.empty()) continue;
-    std::string h = it->second;
-    if (auto m = host_map.find(h); m != host_map.end()) return m->second;
-    if (label == "instance" && h.rfind(':') != std::string::npos && h.find(']') == std::string::npos) h = h.substr(0, h.rfind(':'));
-    if (auto m = host_map.find(h); m != host_map.end()) return m->second;
-    return is_ip_address(h) ? h : h.substr(0, h.find('.'));
-  }
-  return {};
-}
-
 std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricSeries& s,
                                            const std::vector<std::string>& host_labels,
                                            const std::map<std::string, std::string>& host_map) {
@@ -150,7 +136,7 @@ std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricS
                      host, gpu, pci, number(first), number(s.samples.back().value), label_text(s.labels));
 }
 
-std::string collect_prometheus(const SourceConfig& src, const std::vector<MetricSpec>& specs, const Workload& w,
+std::string collect_prometheus(const PrometheusSettings& src, const std::vector<MetricSpec>& specs, const Workload& w,
                                HttpClient& http, SourceCoverage& cov) {
   cov.hosts_expected = static_cast<int64_t>(w.nodes.size());
   if (!w.window_known || !w.start) {
@@ -176,10 +162,7 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
   std::set<std::string> hosts_seen;
   int failed = 0;
   for (const MetricSpec& spec : specs) {
-    std::vector<std::string> names = w.nodes;  // and the label values the host map turns into them
-    for (const auto& [value, node] : src.host_map)
-      if (std::find(w.nodes.begin(), w.nodes.end(), node) != w.nodes.end()) names.push_back(value);
-    std::string query = scoped_query(spec.selector, names, src.host_labels);
+    std::string query = scoped_query(spec.selector, host_label_values(w.nodes, src.host_map), src.host_labels);
     std::map<std::string, MetricSeries> merged;
     bool ok = true;
     for (Micros from = w.window.start; from <= w.window.end && ok; from += span + src.step) {
@@ -232,6 +215,29 @@ std::string collect_prometheus(const SourceConfig& src, const std::vector<Metric
   std::string text;
   for (const auto& l : lines) text += l + "\n";
   return text;
+}
+
+Result<std::shared_ptr<const SourceSettings>> PrometheusKind::parse(const TomlReader& r, const ParseContext&) const {
+  if (auto st = r.only_keys({"name", "kind", "url", "host_label", "host_map", "timeout", "token_env", "token_file",
+                             "username", "password_env", "ca_file", "step"});
+      !st)
+    return st.error();
+  auto s = std::make_shared<PrometheusSettings>();
+  s->stream = "metrics";
+  s->timezone = TimeZone::utc();
+  if (auto st = parse_http_endpoint(r, *s, "prometheus", "http://prometheus:9090"); !st) return st.error();
+  if (auto st = parse_host_labels(r, *s, {"Hostname", "hostname", "instance"}); !st) return st.error();  // instance: :port dropped
+  if (auto st = parse_timeout(r, "step", s->step); !st) return st.error();
+  return std::shared_ptr<const SourceSettings>(std::move(s));
+}
+
+std::vector<InputFile> PrometheusKind::collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                               SourceCoverage& coverage) const {
+  const auto& settings = static_cast<const PrometheusSettings&>(*entry.settings);
+  std::string text = collect_prometheus(settings, context.metrics, context.workload, context.transports.http, coverage);
+  if (coverage.status != SourceStatus::ok) return {};
+  return {InputFile{url_without_userinfo(settings.url) + " (query_range)", index, "", -1,
+                    std::make_shared<const std::string>(std::move(text))}};
 }
 
 }  // namespace attribution

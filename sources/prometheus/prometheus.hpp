@@ -5,12 +5,26 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline/config.hpp"
 #include "core/base/model.hpp"
 #include "core/rules/rules.hpp"
+#include "sources/host_labels.hpp"
+#include "sources/source.hpp"
 #include "sources/transport/http.hpp"
+#include "sources/transport/http_auth.hpp"
 
 namespace attribution {
+
+struct PrometheusSettings : SourceSettings, HttpEndpoint, HostLabels {
+  Micros step = 15 * kMicrosPerSecond;
+};
+
+class PrometheusKind : public SourceKind {
+ public:
+  std::string_view name() const override { return "prometheus"; }
+  Result<std::shared_ptr<const SourceSettings>> parse(const TomlReader& table, const ParseContext& context) const override;
+  std::vector<InputFile> collect(const SourceEntry& entry, size_t index, const CollectContext& context,
+                                 SourceCoverage& coverage) const override;
+};
 
 struct MetricSample {
   Micros time = 0;
@@ -26,11 +40,6 @@ struct MetricSeries {
 Result<std::vector<MetricSeries>> parse_query_range(std::string_view body);
 
 // The line stating that `series` meets `spec`, or nothing when it does not.
-// The node a series is about: the first host label present (instance without its port, a domain
-// cut off), through `host_map` when the label names something else (an exporter pod).
-std::string series_host(const std::map<std::string, std::string>& labels, const std::vector<std::string>& host_labels,
-                        const std::map<std::string, std::string>& host_map);
-
 std::optional<std::string> evaluate_metric(const MetricSpec& spec, const MetricSeries& series,
                                            const std::vector<std::string>& host_labels,
                                            const std::map<std::string, std::string>& host_map = {});
@@ -40,7 +49,7 @@ std::string scoped_query(const std::string& metric, const std::vector<std::strin
                          const std::vector<std::string>& host_labels);
 
 // Runs every spec against the source; returns the metrics-stream text and fills `coverage`.
-std::string collect_prometheus(const SourceConfig& source, const std::vector<MetricSpec>& specs, const Workload& workload,
+std::string collect_prometheus(const PrometheusSettings& source, const std::vector<MetricSpec>& specs, const Workload& workload,
                                HttpClient& http, SourceCoverage& coverage);
 
 }  // namespace attribution

@@ -97,9 +97,8 @@ TEST_CASE("queries ask only for the job's hosts, through every host label") {
 
 TEST_CASE("collect: ranges split at 11,000 points, credentials from a file, HTTP errors in coverage") {
   test::TempDir d;
-  SourceConfig src;
-  src.name = "dcgm";
-  src.kind = "prometheus";
+  PrometheusSettings src;
+  src.host_labels = {"Hostname", "hostname", "instance"};
   src.url = "http://prom:9090/";
   src.step = kMicrosPerSecond;  // 1 s steps over 5 h: two requests per metric
   src.token_file = d.file("token", "s3cret\n");

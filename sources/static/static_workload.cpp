@@ -1,5 +1,7 @@
 #include "sources/static/static_workload.hpp"
 
+#include <filesystem>
+
 #include <cstdio>
 #include <fmt/format.h>
 
@@ -84,10 +86,33 @@ Result<Workload> parse_static_workload(std::string_view text, const std::string&
   return w;
 }
 
-Result<Workload> read_static_workload(const std::string& path, const TimeZone& tz) {
-  auto text = read_text_file(path);
+Result<std::shared_ptr<const SchedulerSettings>> StaticScheduler::parse(const ParseContext& context, bool selected) const {
+  auto s = std::make_shared<StaticSettings>();
+  const toml::table* w = context.document ? (*context.document)["workload"].as_table() : nullptr;
+  if (w) {
+    TomlReader r(*w, context.file, "workload");
+    std::optional<std::string> file;
+    ATTRIBUTION_TRY(file, r.str("static"));
+    if (file) s->file = *file;
+    if (selected && s->file.empty())
+      return r.error("static", "scheduler = \"static\" needs static = \"FILE\" naming the workload file");
+  }
+  if (!s->file.empty() && std::filesystem::path(s->file).is_relative())
+    s->file = (std::filesystem::path(context.base_dir) / s->file).string();
+  return std::shared_ptr<const SchedulerSettings>(std::move(s));
+}
+
+Result<Workload> StaticScheduler::resolve(const SchedulerRequest& req, const SchedulerSettings& settings,
+                                          const Transports& transports) const {
+  const auto& s = static_cast<const StaticSettings&>(settings);
+  Result<std::string> text = transports.files ? transports.files->read_text(s.file) : read_text_file(s.file);
   if (!text) return text.error();
-  return parse_static_workload(*text, path, tz);
+  auto w = parse_static_workload(*text, s.file, req.zone);
+  if (!w) return w.error();
+  if (!req.job.empty() && req.job != w->id)
+    return make_error(ErrorKind::usage, fmt::format("--job {} does not match the static workload's id {}", req.job, w->id),
+                      s.file, 0, "id", "omit --job, or pass the id the workload file declares");
+  return w;
 }
 
 }  // namespace attribution

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
+#include "core/base/duration.hpp"
 #include "core/base/toml_util.hpp"
 
 namespace attribution {
@@ -14,7 +15,7 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-Result<std::string> auth_header(const SourceConfig& s) {
+Result<std::string> auth_header(const HttpEndpoint& s) {
   if (!s.token_file.empty()) {
     auto t = read_text_file(s.token_file);
     if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
@@ -62,7 +63,7 @@ std::string base64(std::string_view in) {
   return out;
 }
 
-Result<SourceHttp> source_http(const SourceConfig& s) {
+Result<SourceHttp> source_http(const HttpEndpoint& s) {
   SourceHttp h;
   ATTRIBUTION_TRY(h.auth, auth_header(s));
   h.headers = {"Accept: application/json"};
@@ -72,6 +73,25 @@ Result<SourceHttp> source_http(const SourceConfig& s) {
   h.base = s.url;
   while (!h.base.empty() && h.base.back() == '/') h.base.pop_back();
   return h;
+}
+
+Status parse_http_endpoint(const TomlReader& r, HttpEndpoint& out, std::string_view what, std::string_view example) {
+  for (auto [key, field] : {std::pair{"url", &out.url}, std::pair{"token_env", &out.token_env},
+                            std::pair{"token_file", &out.token_file}, std::pair{"username", &out.username},
+                            std::pair{"password_env", &out.password_env}, std::pair{"ca_file", &out.ca_file}}) {
+    std::optional<std::string> v;
+    ATTRIBUTION_TRY(v, r.str(key));
+    if (v) *field = *v;
+  }
+  if (out.url.empty()) return r.error("url", fmt::format("a {} source needs url = \"{}\"", what, example));
+  std::optional<std::string> t;
+  ATTRIBUTION_TRY(t, r.str("timeout"));
+  if (t) {
+    auto d = parse_duration(*t);
+    if (!d || *d <= 0) return r.error("timeout", fmt::format("'{}' is not a positive duration", *t));
+    out.timeout = *d;
+  }
+  return Ok{};
 }
 
 }  // namespace attribution

@@ -5,11 +5,22 @@
 #include <string_view>
 #include <vector>
 
-#include "core/pipeline/config.hpp"
 #include "core/base/result.hpp"
+#include "core/base/time.hpp"
+#include "core/base/toml_util.hpp"
 #include "sources/transport/http.hpp"
 
 namespace attribution {
+
+// Where an HTTP source is and how it proves who it is: credentials come from the variable or file
+// named here, never from the config text.
+struct HttpEndpoint {
+  std::string url, token_env, token_file, username, password_env, ca_file;
+  Micros timeout = 30 * kMicrosPerSecond;
+};
+// Reads url, token_env, token_file, username, password_env, ca_file and timeout; `example` is
+// the url the error shows when it is missing.
+Status parse_http_endpoint(const TomlReader& r, HttpEndpoint& out, std::string_view what, std::string_view example);
 
 // What every request of an HTTP source (prometheus, loki) carries: JSON accepted, its
 // credentials, its own CA and deadline; and its base URL without a trailing '/'.
@@ -21,7 +32,7 @@ struct SourceHttp {
   std::vector<std::string> headers;
   HttpOptions options;
 };
-Result<SourceHttp> source_http(const SourceConfig& source);
+Result<SourceHttp> source_http(const HttpEndpoint& endpoint);
 
 // Percent-encodes everything but RFC 3986 unreserved characters.
 std::string url_encode(std::string_view s);

@@ -3,12 +3,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <unistd.h>
 
+#include "core/base/duration.hpp"
 #include "core/base/toml_util.hpp"
+#include <tuple>
 #include "sources/transport/http_auth.hpp"
 #include "sources/transport/kube_yaml.hpp"
-#include "sources/kueue/kueue_parse.hpp"
 
 namespace attribution {
 namespace fs = std::filesystem;
@@ -240,6 +242,55 @@ Result<KubeAccess> kube_access(const KubeAuthOptions& o) {
 
 Result<HttpResponse> kube_get(HttpClient& http, const KubeAccess& a, const std::string& path) {
   return http.get(HttpRequest{a.server + path, a.headers, a.options});
+}
+
+Status parse_kube_keys(const TomlReader& r, KubeKeys& out, const std::string& base_dir) {
+  auto path = [&](std::string p) {
+    if (!p.empty() && p[0] != '~' && std::filesystem::path(p).is_relative())
+      p = (std::filesystem::path(base_dir) / p).string();
+    return p;
+  };
+  for (auto [key, field, is_path] : {std::tuple{"namespace", &out.ns, false}, std::tuple{"kubeconfig", &out.auth.kubeconfig, true},
+                                     std::tuple{"context", &out.auth.context, false}, std::tuple{"ca_file", &out.auth.ca_file, true}}) {
+    std::optional<std::string> v;
+    ATTRIBUTION_TRY(v, r.str(key));
+    if (v) *field = is_path ? path(*v) : *v;
+  }
+  if (const toml::node* b = r.table().get("in_cluster")) {
+    if (!b->is_boolean()) return r.error("in_cluster", "in_cluster is true or false");
+    out.auth.in_cluster = *b->value<bool>();
+  }
+  std::optional<std::string> t;
+  ATTRIBUTION_TRY(t, r.str("timeout"));
+  if (t) {
+    auto d = parse_duration(*t);
+    if (!d || *d <= 0) return r.error("timeout", fmt::format("'{}' is not a positive duration", *t));
+    out.auth.timeout = *d;
+  }
+  return Ok{};
+}
+
+std::optional<KubeStatus> parse_kube_status(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(json.data(), json.size()).get(doc) != simdjson::SUCCESS) return std::nullopt;
+  if (doc.type() != simdjson::dom::element_type::OBJECT) return std::nullopt;
+  auto str = [](simdjson::dom::element e, std::string_view key) {
+    std::string_view v;
+    return e[key].get(v) == simdjson::SUCCESS ? std::string(v) : std::string();
+  };
+  if (str(doc, "kind") != "Status") return std::nullopt;
+  KubeStatus s;
+  int64_t code = 0;
+  if (doc["code"].get(code) == simdjson::SUCCESS) s.code = code;
+  s.reason = str(doc, "reason");
+  s.message = str(doc, "message");
+  simdjson::dom::element details;
+  if (doc["details"].get(details) == simdjson::SUCCESS) {
+    s.details_kind = str(details, "kind");
+    s.details_name = str(details, "name");
+  }
+  return s;
 }
 
 Error kube_refused(const HttpResponse& r, const std::string& url, const KubeAccess& a, const std::string& key) {

@@ -11,6 +11,7 @@
 
 #include "core/base/result.hpp"
 #include "core/base/time.hpp"
+#include "core/base/toml_util.hpp"
 #include "sources/transport/http.hpp"
 
 namespace attribution {
@@ -26,6 +27,16 @@ struct KubeAuthOptions {
   // Environment lookup (tests pass their own); default std::getenv.
   std::function<std::optional<std::string>(const std::string&)> env;
 };
+
+// The keys [kueue] and a kubernetes source share (docs/kubernetes.md): namespace, kubeconfig,
+// context, in_cluster, ca_file, timeout. Values absent from the table are left as they are, so
+// one table can fill in another's defaults; relative paths resolve against `base_dir` ("~/..."
+// is left for the home directory).
+struct KubeKeys {
+  std::string ns;
+  KubeAuthOptions auth;
+};
+Status parse_kube_keys(const TomlReader& r, KubeKeys& out, const std::string& base_dir);
 
 // Private copies of *-data certificates and keys (mode 0600), for curl, which reads files.
 // Removed when the last KubeAccess holding them goes.
@@ -82,6 +93,15 @@ class ReplayKubeAccessResolver : public KubeAccessResolver {
 };
 
 // GET server + path (path and query already encoded) with the access's headers and options.
+// metav1.Status as API servers answer errors: {"kind":"Status","code":404,"reason":"NotFound",...}.
+struct KubeStatus {
+  int64_t code = 0;
+  std::string reason, message, details_kind, details_name;
+};
+
+// nullopt when the body is not a Status object.
+std::optional<KubeStatus> parse_kube_status(std::string_view json);
+
 Result<HttpResponse> kube_get(HttpClient& http, const KubeAccess& access, const std::string& path);
 
 // 401/403: the credentials were refused; a config error naming the request and where the

@@ -1,0 +1,45 @@
+#include "sources/registry.hpp"
+
+#include "sources/files/files_source.hpp"
+#include "sources/kubernetes/kube_logs.hpp"
+#include "sources/kueue/kueue_scheduler.hpp"
+#include "sources/loki/loki.hpp"
+#include "sources/prometheus/prometheus.hpp"
+#include "sources/slurm/slurm_scheduler.hpp"
+#include "sources/static/static_workload.hpp"
+
+namespace attribution {
+
+const std::vector<const SourceKind*>& source_kinds() {
+  // Built once and kept for the life of the process.
+  static const std::vector<const SourceKind*> kinds = {
+      new FilesKind,       // sources/files
+      new LokiKind,        // sources/loki
+      new PrometheusKind,  // sources/prometheus
+      new KubeLogsKind,    // sources/kubernetes
+  };
+  return kinds;
+}
+
+const std::vector<const Scheduler*>& schedulers() {
+  static const std::vector<const Scheduler*> all = {
+      new StaticScheduler,  // sources/static
+      new SlurmScheduler,   // sources/slurm
+      new KueueScheduler,   // sources/kueue
+  };
+  return all;
+}
+
+const SourceKind* find_source_kind(std::string_view name) {
+  for (const SourceKind* k : source_kinds())
+    if (k->name() == name) return k;
+  return nullptr;
+}
+
+const Scheduler* find_scheduler(std::string_view name) {
+  for (const Scheduler* s : schedulers())
+    if (s->name() == name) return s;
+  return nullptr;
+}
+
+}  // namespace attribution
