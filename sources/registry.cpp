@@ -30,6 +30,11 @@ const std::vector<const Scheduler*>& schedulers() {
   return all;
 }
 
+FileLister& local_files() {
+  static DiskFileLister disk;  // stateless
+  return disk;
+}
+
 const SourceKind* find_source_kind(std::string_view name) {
   for (const SourceKind* k : source_kinds())
     if (k->name() == name) return k;

@@ -11,6 +11,8 @@ namespace attribution {
 const std::vector<const SourceKind*>& source_kinds();
 const std::vector<const Scheduler*>& schedulers();
 const SourceKind* find_source_kind(std::string_view name);  // null: unknown
+// This machine's file system as a file lister (the files kind's own).
+FileLister& local_files();
 const Scheduler* find_scheduler(std::string_view name);     // null: unknown
 
 }  // namespace attribution

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "sources/files/files_source.hpp"
+#include "sources/registry.hpp"
 
 namespace attribution {
 namespace {
@@ -43,8 +43,7 @@ void add_scheduler_facts(Collection& c, const Workload& workload) {
 
 Collection collect(const Config& config, const Workload& workload, const std::vector<std::string>& adhoc_logs,
                    const std::vector<MetricSpec>& metrics, const Transports& transports) {
-  DiskFileLister disk;
-  FileLister& lister = transports.files ? *transports.files : disk;
+  FileLister& lister = transports.files ? *transports.files : local_files();
   Collection c;
   if (!adhoc_logs.empty()) {
     size_t i = add_source(c, "logs", "files", "applog", config.timezone, std::nullopt);

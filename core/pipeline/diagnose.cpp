@@ -16,7 +16,7 @@
 #include "core/base/toml_util.hpp"
 #include "sources/transport/command.hpp"
 #include "sources/transport/http.hpp"
-#include "sources/files/files_source.hpp"
+#include "sources/registry.hpp"
 #include "sources/transport/recording.hpp"
 
 namespace attribution {
@@ -146,7 +146,6 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   // The transports: real, replayed from the bundle, or recorded on their way through.
   ProcessRunner real_runner(command_timeout(in.config));
   CurlHttpClient real_http;
-  DiskFileLister disk;
   ReplayRunner replay_runner;
   ReplayHttpClient replay_http;
   LocalKubeAccessResolver local_kube;
@@ -156,7 +155,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   if (bundle) load_replay_transports(bundle->contents, replay_runner, replay_http, replay_kube);
   CommandRunner& base_runner = bundle ? replay_runner : req.runner ? *req.runner : real_runner;
   HttpClient& base_http = bundle ? static_cast<HttpClient&>(replay_http) : req.http ? *req.http : real_http;
-  FileLister& base_files = bundle ? static_cast<FileLister&>(replay_files) : disk;
+  FileLister& base_files = bundle ? static_cast<FileLister&>(replay_files) : local_files();
   KubeAccessResolver& base_kube = bundle ? static_cast<KubeAccessResolver&>(replay_kube) : local_kube;
   RecordingRunner recording_runner(base_runner);
   RecordingHttpClient recording_http(base_http);

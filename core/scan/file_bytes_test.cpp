@@ -85,3 +85,18 @@ TEST_CASE("released pages of a mapped file read the same bytes again") {
   b.release(text.size());
   CHECK(b.view() == text);
 }
+
+TEST_CASE("binary detection: random bytes yes / logs with stray NULs or Latin-1 no") {
+  std::string random(8192, '\0');
+  uint32_t x = 2463534242u;
+  for (auto& c : random) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    c = static_cast<char>(x);
+  }
+  CHECK(looks_binary(random));
+  std::string log;
+  while (log.size() < 8192) log += "Mar 14 09:41:07 node03 kernel: [86412.418316] NVRM: Xid (PCI:0000:b9:00): 74, caf\xe9\n";
+  log.replace(100, 50, std::string(50, '\0'));
+  CHECK_FALSE(looks_binary(log));
+  CHECK_FALSE(looks_binary(""));
+}

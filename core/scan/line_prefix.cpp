@@ -352,8 +352,8 @@ LinePrefix parse_prefix_at(std::string_view s) {
       }
     }
     // Ray "(WorkerDict pid=26110) ", "(raylet, ip=10.0.0.7) ", "(Worker pid=1, ip=10.0.0.7) ": ip= is the node.
-    if (r[0] == '(' && (r.find("pid=") < r.find(')') || r.find("ip=") < r.find(')'))) {
-      size_t close = r.find(')');
+    if (size_t close = r[0] == '(' ? r.find(')') : std::string_view::npos;
+        close != std::string_view::npos && (r.find("pid=") < close || r.find("ip=") < close)) {
       if (size_t ip = r.find("ip="); ip < close) {
         size_t e = ip + 3;
         while (e < close && (is_digit(r[e]) || r[e] == '.' || r[e] == ':' || std::isxdigit(static_cast<unsigned char>(r[e])))) ++e;

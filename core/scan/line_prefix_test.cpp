@@ -239,3 +239,14 @@ TEST_CASE("more stamps real logs carry: Go's and Python's slash dates, date(1), 
   CHECK(*resolve_time(indented, c) == utc("2024-05-01T12:00:00.123Z"));
   CHECK_FALSE(resolve_time(parse_line_prefix("12/34/5678 99:99:99 not a date"), c));
 }
+
+TEST_CASE("a Ray-style label that never closes is not a label (and nothing is read past the line)") {
+  // Found by the fuzzer: "(... ip=0A" without ')' read beyond the end.
+  std::string line = "(erzd ip=0A";
+  auto p = parse_line_prefix(std::string_view(line));
+  CHECK(p.host.empty());
+  CHECK(p.message_offset <= line.size());
+  auto closed = parse_line_prefix("(raylet, ip=10.0.0.7) RuntimeError: x");
+  CHECK(closed.host == "10.0.0.7");
+}
+

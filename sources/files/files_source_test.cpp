@@ -3,7 +3,6 @@
 #include "sources/files/files_source.hpp"
 
 #include <sys/stat.h>
-#include "sources/static/static_workload.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
@@ -59,51 +58,6 @@ TEST_CASE("ad-hoc logs: node-named directories or files / else the subdirectory"
   CHECK(is_system_log_name("/x/kern.log"));
   CHECK(is_system_log_name("/x/dmesg.txt"));
   CHECK_FALSE(is_system_log_name("/x/rank-0.log"));
-}
-
-TEST_CASE("static workload file") {
-  auto w = parse_static_workload(R"(
-id = 4242
-name = "llama"
-user = "alice"
-nodes = "node[01-03],gpu7"
-start = "2025-03-14T09:00:00Z"
-end = "2025-03-14T10:00:00Z"
-state = "FAILED"
-exit_code = 134
-)", "w.toml", TimeZone::utc());
-  REQUIRE(w);
-  CHECK(w->id == "4242");
-  CHECK(w->nodes == std::vector<std::string>{"node01", "node02", "node03", "gpu7"});
-  CHECK(*w->exit_code == 134);
-  CHECK(*w->end - *w->start == 3600 * kMicrosPerSecond);
-  auto bad = parse_static_workload("id = \"1\"\nnodes = \"n[1-\"\nstart = \"2025-03-14T09:00:00Z\"\n", "w.toml", TimeZone::utc());
-  REQUIRE_FALSE(bad);
-  CHECK(bad.error().line == 2);
-  CHECK(bad.error().key == "nodes");
-  auto no_start = parse_static_workload("id = \"1\"\nnodes = \"n1\"\n", "w.toml", TimeZone::utc());
-  REQUIRE_FALSE(no_start);
-  CHECK(no_start.error().message.find("start") != std::string::npos);
-  auto backwards = parse_static_workload(
-      "id = \"1\"\nnodes = \"n1\"\nstart = \"2025-03-14T09:00:00Z\"\nend = \"2025-03-14T08:00:00Z\"\n", "w.toml", TimeZone::utc());
-  CHECK_FALSE(backwards);
-}
-
-#include "core/scan/file_bytes.hpp"
-
-TEST_CASE("binary detection: random bytes yes / logs with stray NULs or Latin-1 no") {
-  std::string random(8192, '\0');
-  uint32_t x = 2463534242u;
-  for (auto& c : random) {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    c = static_cast<char>(x);
-  }
-  CHECK(looks_binary(random));
-  std::string log;
-  while (log.size() < 8192) log += "Mar 14 09:41:07 node03 kernel: [86412.418316] NVRM: Xid (PCI:0000:b9:00): 74, caf\xe9\n";
-  log.replace(100, 50, std::string(50, '\0'));
-  CHECK_FALSE(looks_binary(log));
-  CHECK_FALSE(looks_binary(""));
 }
 
 TEST_CASE("ad-hoc logs: FIFOs, devices and link loops are named in problems, never read or skipped silently") {

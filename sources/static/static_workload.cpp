@@ -35,8 +35,12 @@ Result<Workload> parse_static_workload(std::string_view text, const std::string&
   if (auto st = field("state", w.state, false); !st) return st.error();
   // exit_code: an integer, or Slurm's "code:signal" as sacct prints it ("1:0", "0:9"): both kept.
   if (const toml::node* ec = doc->get("exit_code")) {
-    if (auto n = ec->value<int64_t>(); n && ec->is_integer()) {
-      w.exit_code = static_cast<int>(*n);
+    if (ec->is_integer()) {  // checked first: value<int64_t>() of a float out of range is undefined
+      int64_t n = *ec->value<int64_t>();
+      if (n < 0 || n > 255)
+        return r.error("exit_code", fmt::format("exit_code {} is not between 0 and 255", n),
+                       "write the job's exit status as the scheduler reports it, e.g. exit_code = 1");
+      w.exit_code = static_cast<int>(n);
     } else if (auto text = ec->value<std::string>()) {
       int code = 0, signal = 0;
       char extra = 0;
