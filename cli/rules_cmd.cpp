@@ -16,6 +16,7 @@
 #include <set>
 
 #include "cli/commands.hpp"
+#include "core/base/text.hpp"
 #include "cli/messages.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/scan/line_prefix.hpp"

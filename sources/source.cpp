@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "core/base/duration.hpp"
 
 namespace attribution {
 
@@ -14,16 +13,6 @@ Status parse_stream(const TomlReader& r, std::string& stream, bool scheduler_all
     return r.error("stream", fmt::format("stream '{}' is not one of applog, syslog{}", *s,
                                          scheduler_allowed ? ", scheduler" : ""));
   stream = *s;
-  return Ok{};
-}
-
-Status parse_timeout(const TomlReader& r, const char* key, Micros& out) {
-  std::optional<std::string> t;
-  ATTRIBUTION_TRY(t, r.str(key));
-  if (!t) return Ok{};
-  auto d = parse_duration(*t);
-  if (!d || *d <= 0) return r.error(key, fmt::format("'{}' is not a positive duration", *t));
-  out = *d;
   return Ok{};
 }
 

@@ -136,7 +136,5 @@ class Scheduler {
 // The parts of a table many kinds read the same way.
 // `stream`: applog, syslog, or (when allowed) scheduler.
 Status parse_stream(const TomlReader& r, std::string& stream, bool scheduler_allowed);
-// `timeout` (a positive duration), left unchanged when absent.
-Status parse_timeout(const TomlReader& r, const char* key, Micros& out);
 
 }  // namespace attribution

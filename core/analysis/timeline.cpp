@@ -196,13 +196,8 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   for (auto& f : kept) {
     if (n > 0) {
       Finding& p = kept[n - 1];
-      bool same = burst_key(p) == burst_key(f);
-      bool close = p.time_inferred || f.time_inferred || f.first_seen - p.last_seen <= rules.rules[f.rule].burst;
-      if (same && close && p.time_inferred == f.time_inferred) {
-        p.count += f.count;
-        p.last_seen = std::max(p.last_seen, f.last_seen);
-        if (p.evidence.size() < 2) p.evidence.push_back(std::move(f.evidence.back()));
-        else p.evidence.back() = std::move(f.evidence.back());
+      if (burst_key(p) == burst_key(f) && continues_burst(p, f, rules.rules[f.rule].burst)) {
+        fold_into(p, std::move(f));
         continue;
       }
     }

@@ -1,5 +1,6 @@
 #include "core/base/model.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace attribution {
@@ -18,6 +19,19 @@ std::string_view to_string(SourceStatus s) {
     case SourceStatus::skipped: return "skipped";
   }
   return "?";
+}
+
+bool continues_burst(const Finding& prev, const Finding& next, Micros burst) {
+  if (prev.time_inferred != next.time_inferred) return false;
+  return next.time_inferred || next.first_seen - prev.last_seen <= burst;
+}
+
+void fold_into(Finding& prev, Finding&& next) {
+  prev.count += next.count;
+  prev.last_seen = std::max(prev.last_seen, next.last_seen);
+  if (next.evidence.empty()) return;
+  if (prev.evidence.size() < 2) prev.evidence.push_back(std::move(next.evidence.back()));
+  else prev.evidence.back() = std::move(next.evidence.back());
 }
 
 }  // namespace attribution

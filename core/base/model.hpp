@@ -96,6 +96,14 @@ struct Finding {
   bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
 };
 
+// Whether `next` continues the burst `prev` holds (the caller has checked they are the same rule,
+// host, GPU, rank, peer and process): both timed the same way, and `next` starts no later than
+// `burst` after `prev` ends. Times inferred from a file's date cannot be told apart: they always fold.
+// The scan folds with it as lines arrive, the timeline again across files: one rule for both.
+bool continues_burst(const Finding& prev, const Finding& next, Micros burst);
+// Folds `next` into `prev`: counts add up, the span grows, and the last evidence is `next`'s.
+void fold_into(Finding& prev, Finding&& next);
+
 // The captures read after the scan: ip and alias (timeline: another name of the finding's host), comm
 // (the process a line names, for the report), seq, exit_code, xid and cause_xid (precedence).
 // The scan keeps only these; the others have done their work there (host, rank, gpu, pci, busid,

@@ -1,5 +1,7 @@
 #define TOML_IMPLEMENTATION
 #include "core/base/toml_util.hpp"
+#include "core/base/duration.hpp"
+#include "core/base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -107,19 +109,20 @@ Result<toml::table> parse_toml(std::string_view text, const std::string& file) {
   return std::move(r).table();
 }
 
-Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorKind::config, "cannot read file", path, 0, {}, "check the path and its permissions");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return make_error(ErrorKind::config, "cannot read file", path, 0, {}, "check the path and its permissions");
-  return ss.str();
-}
-
 Result<toml::table> parse_toml_file(const std::string& path) {
   auto text = read_text_file(path);
   if (!text) return text.error();
   return parse_toml(*text, path);
+}
+
+Status TomlReader::positive_duration(std::string_view key, Micros& out) const {
+  auto text = str(key);
+  if (!text) return text.error();
+  if (!*text) return Ok{};
+  auto d = parse_duration(**text);
+  if (!d || *d <= 0) return error(key, fmt::format("'{}' is not a positive duration", **text));
+  out = *d;
+  return Ok{};
 }
 
 long TomlReader::line_of(std::string_view key) const {

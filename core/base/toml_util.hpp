@@ -6,14 +6,13 @@
 #include <vector>
 
 #include "core/base/result.hpp"
+#include "core/base/time.hpp"
 #include "core/base/toml_fixed.hpp"
 
 namespace attribution {
 
 Result<toml::table> parse_toml(std::string_view text, const std::string& file);
 Result<toml::table> parse_toml_file(const std::string& path);
-// The whole file as text; the error names the path.
-Result<std::string> read_text_file(const std::string& path);
 
 class TomlReader {
  public:
@@ -25,6 +24,8 @@ class TomlReader {
   Result<std::optional<std::string>> str(std::string_view key, bool required = false) const;
   Result<std::optional<int64_t>> integer(std::string_view key) const;
   Result<std::vector<std::string>> str_list(std::string_view key) const;
+  // A positive duration ("30s", "2m") into `out`, left as it is when the key is absent.
+  Status positive_duration(std::string_view key, Micros& out) const;
   // Rejects keys not in `known`: a typo in a config must not be silently ignored.
   Status only_keys(const std::set<std::string>& known) const;
   Error error(std::string_view key, std::string message, std::string hint = {}) const;

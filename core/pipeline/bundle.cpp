@@ -10,6 +10,7 @@
 #include <sstream>
 #include <simdjson.h>
 
+#include "core/base/text.hpp"
 #include "core/base/digest.hpp"
 #include "core/base/json_writer.hpp"
 #include "core/report/render.hpp"

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <set>
 
+#include "core/base/text.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/toml_util.hpp"
 #include "sources/registry.hpp"

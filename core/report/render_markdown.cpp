@@ -1,21 +1,13 @@
 #include <fmt/format.h>
 
 #include "core/report/render.hpp"
+#include "core/base/text.hpp"
 
 namespace attribution {
 namespace {
 
 // Table cells: no pipes or newlines from log text may break the table.
-std::string cell(std::string s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else if (c == '`') out += '\'';
-    else out += c;
-  }
-  return out;
-}
+std::string cell(std::string_view s) { return markdown_cell(s); }
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "core/rules/rule_catalogue.hpp"
+#include "core/base/text.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -10,15 +11,7 @@ namespace attribution {
 namespace {
 
 // A table cell: one line, and a '|' must not end the cell.
-std::string cell(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out.empty() ? "-" : out;
-}
+std::string cell(std::string_view s) { return s.empty() ? "-" : markdown_cell(s, /*authored=*/true); }
 
 std::string code(std::string_view s) {
   if (s.empty()) return "-";

@@ -1,5 +1,6 @@
 #include "core/rules/rules.hpp"
 
+#include "core/base/text.hpp"
 #include "core/base/json_writer.hpp"
 
 #include <algorithm>

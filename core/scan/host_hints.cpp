@@ -1,4 +1,5 @@
 #include "core/scan/host_hints.hpp"
+#include "core/base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -154,12 +155,6 @@ namespace {
 constexpr size_t kSectionLookBack = size_t(8) << 20;  // a prompt further up than this is not looked for
 constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its host at boot, near the top
 
-std::string_view line_at(std::string_view buf, size_t start) {
-  size_t eol = buf.find('\n', start);
-  std::string_view l = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
-  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-  return l;
-}
 }  // namespace
 
 std::string_view FileHosts::section_at(size_t line_start, size_t* where) {

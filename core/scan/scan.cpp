@@ -14,6 +14,7 @@
 #include <thread>
 #include <tuple>
 
+#include "core/base/text.hpp"
 #include "core/scan/host_hints.hpp"
 #include "core/base/identity.hpp"
 #include "core/base/json_writer.hpp"
@@ -38,13 +39,6 @@ struct FileScan {
   bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
   std::shared_ptr<FileExtract> extract;  // recording
 };
-
-std::string_view line_at(std::string_view buf, size_t start) {
-  size_t eol = buf.find('\n', start);
-  std::string_view l = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
-  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-  return l;
-}
 
 std::string evidence_text(std::string_view line) {
   if (line.size() <= kMaxEvidenceText) return sanitize_utf8(line);
@@ -470,8 +464,7 @@ class FileScanner {
     Finding* prev = nullptr;
     if (auto it = last_.find(key); it != last_.end()) {
       Finding& p = out.findings[it->second];
-      if (f.time_inferred || (f.first_seen >= p.last_seen && f.first_seen - p.last_seen <= m_.rules().rules[rule].burst))
-        prev = &p;
+      if (continues_burst(p, f, m_.rules().rules[rule].burst)) prev = &p;
     }
     Evidence e;
     e.time = f.first_seen;
@@ -493,18 +486,15 @@ class FileScanner {
         a = b + 1;
       }
     }
+    f.evidence.push_back(std::move(e));
     if (prev) {
-      prev->count += 1;
-      prev->last_seen = std::max(prev->last_seen, f.last_seen);
-      if (prev->evidence.size() < 2) prev->evidence.push_back(std::move(e));
-      else prev->evidence.back() = std::move(e);
+      fold_into(*prev, std::move(f));
       return;
     }
     if (out.findings.size() >= max_findings_) {  // a memory bound against hostile input
       ++out.not_kept;
       return;
     }
-    f.evidence.push_back(std::move(e));
     last_[key] = out.findings.size();
     out.findings.push_back(std::move(f));
   }

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/text.hpp"
 #include "sources/source.hpp"
 
 namespace attribution {

@@ -10,6 +10,7 @@
 #include <simdjson.h>
 #include <tuple>
 
+#include "core/base/text.hpp"
 #include "sources/transport/http_auth.hpp"
 
 namespace attribution {
@@ -237,7 +238,7 @@ std::vector<InputFile> collect_loki(const LokiSettings& src, size_t source_index
   const std::string& auth = http_src->auth;
   std::vector<std::string> secrets;  // masked in any server text quoted back
   if (!auth.empty()) secrets.push_back(auth.substr(auth.rfind(' ') + 1));
-  if (const char* p = src.password_env.empty() ? nullptr : std::getenv(src.password_env.c_str()); p && *p) secrets.push_back(p);
+  if (auto p = secret_from_env(src.password_env)) secrets.push_back(*p);
   std::vector<std::string> headers = http_src->headers;
   if (!src.org_id.empty()) headers.push_back("X-Scope-OrgID: " + src.org_id);
   const HttpOptions& options = http_src->options;

@@ -227,7 +227,7 @@ Result<std::shared_ptr<const SourceSettings>> PrometheusKind::parse(const TomlRe
   s->timezone = TimeZone::utc();
   if (auto st = parse_http_endpoint(r, *s, "prometheus", "http://prometheus:9090"); !st) return st.error();
   if (auto st = parse_host_labels(r, *s, {"Hostname", "hostname", "instance"}); !st) return st.error();  // instance: :port dropped
-  if (auto st = parse_timeout(r, "step", s->step); !st) return st.error();
+  if (auto st = r.positive_duration("step", s->step); !st) return st.error();
   return std::shared_ptr<const SourceSettings>(std::move(s));
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "core/base/text.hpp"
 #include "sources/slurm/slurm_workload.hpp"
 #include "sources/transport/command.hpp"
 
@@ -24,7 +25,7 @@ Result<std::shared_ptr<const SchedulerSettings>> SlurmScheduler::parse(const Par
     ATTRIBUTION_TRY(v, r.str(key));
     if (v) *out = *v;
   }
-  if (auto st = parse_timeout(r, "timeout", s->timeout); !st) return st.error();
+  if (auto st = r.positive_duration("timeout", s->timeout); !st) return st.error();
   if (s->mode != "cli" && s->mode != "rest")
     return r.error("mode", fmt::format("mode '{}' is not one of cli, rest", s->mode));
   if (s->mode == "rest" && s->url.empty()) return r.error("url", "mode = \"rest\" needs url = \"http://slurmrestd:6820\"");
@@ -44,19 +45,17 @@ Micros SlurmScheduler::command_timeout(const SchedulerSettings& settings) const 
 
 Result<std::string> read_slurm_token(const SlurmSettings& s) {
   if (!s.token_file.empty()) {
-    auto text = read_text_file(s.token_file);
-    if (!text) return make_error(ErrorKind::config, "cannot read the slurmrestd token file", s.token_file, 0, "slurm.token_file");
-    std::string t = *text;
-    if (t.rfind("SLURM_JWT=", 0) == 0) t = t.substr(10);  // `scontrol token` output as is
-    while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
-    return t;
+    auto t = read_secret_file(s.token_file);
+    if (!t) return make_error(ErrorKind::config, "cannot read the slurmrestd token file", s.token_file, 0, "slurm.token_file");
+    if (t->rfind("SLURM_JWT=", 0) == 0) t->erase(0, 10);  // `scontrol token` output as is
+    return *t;
   }
   std::string var = s.token_env.empty() ? "SLURM_JWT" : s.token_env;
-  const char* v = std::getenv(var.c_str());
-  if (!v || !*v)
+  auto v = secret_from_env(var);
+  if (!v)
     return make_error(ErrorKind::config, fmt::format("the slurmrestd token variable {} is not set", var), {}, s.line,
                       "slurm.token_env", "export it (e.g. `export $(scontrol token)`), or set slurm.token_file");
-  return std::string(v);
+  return *v;
 }
 
 Result<Workload> SlurmScheduler::resolve(const SchedulerRequest& req, const SchedulerSettings& settings,

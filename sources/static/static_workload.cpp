@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 
+#include "core/base/text.hpp"
 #include "core/base/hostlist.hpp"
 #include "core/base/toml_util.hpp"
 

@@ -4,32 +4,28 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
+#include "core/base/text.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/toml_util.hpp"
 
 namespace attribution {
 namespace {
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 Result<std::string> auth_header(const HttpEndpoint& s) {
   if (!s.token_file.empty()) {
-    auto t = read_text_file(s.token_file);
+    auto t = read_secret_file(s.token_file);
     if (!t) return make_error(ErrorKind::config, "cannot read the token file", s.token_file, 0, "source.token_file");
-    return "Authorization: Bearer " + trimmed(*t);
+    return "Authorization: Bearer " + *t;
   }
   if (!s.token_env.empty()) {
-    const char* v = std::getenv(s.token_env.c_str());
-    if (!v || !*v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
-    return std::string("Authorization: Bearer ") + v;
+    auto v = secret_from_env(s.token_env);
+    if (!v) return make_error(ErrorKind::config, fmt::format("the token variable {} is not set", s.token_env));
+    return "Authorization: Bearer " + *v;
   }
   if (!s.username.empty()) {
-    const char* p = s.password_env.empty() ? nullptr : std::getenv(s.password_env.c_str());
+    auto p = secret_from_env(s.password_env);
     if (!p) return make_error(ErrorKind::config, fmt::format("the password variable {} is not set", s.password_env));
-    return "Authorization: Basic " + base64(s.username + ":" + p);
+    return "Authorization: Basic " + base64(s.username + ":" + *p);
   }
   return std::string();
 }
@@ -84,14 +80,7 @@ Status parse_http_endpoint(const TomlReader& r, HttpEndpoint& out, std::string_v
     if (v) *field = *v;
   }
   if (out.url.empty()) return r.error("url", fmt::format("a {} source needs url = \"{}\"", what, example));
-  std::optional<std::string> t;
-  ATTRIBUTION_TRY(t, r.str("timeout"));
-  if (t) {
-    auto d = parse_duration(*t);
-    if (!d || *d <= 0) return r.error("timeout", fmt::format("'{}' is not a positive duration", *t));
-    out.timeout = *d;
-  }
-  return Ok{};
+  return r.positive_duration("timeout", out.timeout);
 }
 
 }  // namespace attribution

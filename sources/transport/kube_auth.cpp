@@ -6,6 +6,7 @@
 #include <simdjson.h>
 #include <unistd.h>
 
+#include "core/base/text.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/toml_util.hpp"
 #include <tuple>
@@ -66,11 +67,6 @@ std::optional<std::string> base64_decode(std::string_view text) {
 
 namespace {
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  return s;
-}
-
 std::optional<std::string> env_of(const KubeAuthOptions& o, const std::string& name) {
   if (o.env) return o.env(name);
   const char* v = std::getenv(name.c_str());
@@ -103,14 +99,14 @@ Result<KubeAccess> in_cluster(const KubeAuthOptions& o) {
   bool v6 = host->find(':') != std::string::npos;
   a.server = v6 ? fmt::format("https://[{}]:{}", *host, port) : fmt::format("https://{}:{}", *host, port);
   fs::path dir = o.service_account_dir;
-  auto token = read_text_file((dir / "token").string());
+  auto token = read_secret_file((dir / "token").string());
   if (!token)
     return make_error(ErrorKind::config, "cannot read the service account token", (dir / "token").string(), 0,
                       o.config_key + ".in_cluster", "mount a service account token into the pod (automountServiceAccountToken)");
-  a.headers.push_back("Authorization: Bearer " + trimmed(*token));
+  a.headers.push_back("Authorization: Bearer " + *token);
   std::error_code ec;
   if (fs::exists(dir / "ca.crt", ec)) a.options.ca_file = (dir / "ca.crt").string();
-  if (auto ns = read_text_file((dir / "namespace").string())) a.ns = trimmed(*ns);
+  if (auto ns = read_text_file((dir / "namespace").string())) a.ns = std::string(trim_right(*ns));
   a.origin = "in-cluster service account";
   return a;
 }
@@ -191,9 +187,9 @@ Result<KubeAccess> from_kubeconfig(const std::string& file, const KubeAuthOption
     a.options.client_key = key;
     if (std::string tf = relative_to(user->str("tokenFile"), dir); !tf.empty()) {
       // client-go: a token file, re-read as it rotates, wins over an inline token.
-      auto t = read_text_file(tf);
+      auto t = read_secret_file(tf);
       if (!t) return config_error(o, fmt::format("cannot read the tokenFile of user '{}'", user_name), tf);
-      a.headers.push_back("Authorization: Bearer " + trimmed(*t));
+      a.headers.push_back("Authorization: Bearer " + *t);
     } else if (std::string t = user->str("token"); !t.empty()) {
       a.headers.push_back("Authorization: Bearer " + t);
     } else if (std::string u = user->str("username"); !u.empty()) {
@@ -260,14 +256,7 @@ Status parse_kube_keys(const TomlReader& r, KubeKeys& out, const std::string& ba
     if (!b->is_boolean()) return r.error("in_cluster", "in_cluster is true or false");
     out.auth.in_cluster = *b->value<bool>();
   }
-  std::optional<std::string> t;
-  ATTRIBUTION_TRY(t, r.str("timeout"));
-  if (t) {
-    auto d = parse_duration(*t);
-    if (!d || *d <= 0) return r.error("timeout", fmt::format("'{}' is not a positive duration", *t));
-    out.auth.timeout = *d;
-  }
-  return Ok{};
+  return r.positive_duration("timeout", out.auth.timeout);
 }
 
 std::optional<KubeStatus> parse_kube_status(std::string_view json) {

@@ -1,0 +1,30 @@
+#pragma once
+// Small text helpers used across layers: one implementation each.
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/base/result.hpp"
+
+namespace attribution {
+
+// The line of `buf` starting at `start`, without its "\n" or "\r\n".
+std::string_view line_at(std::string_view buf, size_t start);
+
+// `s` without trailing spaces, tabs, CRs and newlines.
+std::string_view trim_right(std::string_view s);
+
+// A Markdown table cell: '|' escaped, line breaks as spaces. Log text (`authored` false) has its
+// backticks turned into quotes so it cannot open a code span; authored text keeps its code spans.
+std::string markdown_cell(std::string_view s, bool authored = false);
+
+// A whole file as text. An Error names the file and says to check the path.
+Result<std::string> read_text_file(const std::string& path);
+
+// A credential from a file: its text without trailing whitespace (the newline editors add).
+// Callers say which credential in their error; the value never enters an error.
+Result<std::string> read_secret_file(const std::string& path);
+// A credential from an environment variable; nullopt when unset or empty.
+std::optional<std::string> secret_from_env(const std::string& name);
+
+}  // namespace attribution
