@@ -10,7 +10,7 @@
 
 using attribution::test::run_cli;
 
-TEST_CASE("docs/rules-catalogue.md is the output of rules catalogue") {
+TEST_CASE("docs/rules-catalogue.md is the output of rules catalogue", "[golden]") {
   auto r = run_cli("rules catalogue", false);
   REQUIRE(r.exit_code == 0);
   std::ifstream in(std::string(ATTRIBUTION_SOURCE_DIR) + "/docs/rules-catalogue.md", std::ios::binary);
@@ -23,7 +23,7 @@ TEST_CASE("docs/rules-catalogue.md is the output of rules catalogue") {
   CHECK(r.out == run_cli("rules catalogue", false).out);
 }
 
-TEST_CASE("rules lint passes on the built-ins / reports cross-rule errors with file:line and id") {
+TEST_CASE("rules lint passes on the built-ins / reports cross-rule errors with file:line and id", "[golden]") {
   auto ok = run_cli("rules lint", false);
   INFO(ok.out.substr(ok.out.size() > 4000 ? ok.out.size() - 4000 : 0));
   CHECK(ok.exit_code == 0);

@@ -7,7 +7,7 @@
 using namespace attribution;
 using test::run_cli;
 
-TEST_CASE("usage errors exit 2 and teach") {
+TEST_CASE("usage errors exit 2 and teach", "[golden]") {
   auto none = run_cli("");
   CHECK(none.exit_code == 2);
   auto empty = run_cli("diagnose");
@@ -24,7 +24,7 @@ TEST_CASE("usage errors exit 2 and teach") {
   CHECK(help.out.find("--logs") != std::string::npos);
 }
 
-TEST_CASE("timings flag prints each pass on stderr and leaves the report unchanged") {
+TEST_CASE("timings flag prints each pass on stderr and leaves the report unchanged", "[golden]") {
   auto with = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json --timings", true);
   auto without = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json", false);
   CHECK(with.exit_code == 0);
@@ -32,7 +32,7 @@ TEST_CASE("timings flag prints each pass on stderr and leaves the report unchang
   CHECK(with.out.find(without.out) != std::string::npos);
 }
 
-TEST_CASE("config errors exit 3 and name file and line") {
+TEST_CASE("config errors exit 3 and name file and line", "[golden]") {
   test::TempDir d;
   auto cfg = d.file("bad.toml", "[workload]\nscheduler = \"static\"\nstatic = \"job.toml\"\nbefore = [\n");
   auto r = run_cli("diagnose --config " + cfg);
@@ -50,14 +50,14 @@ TEST_CASE("config errors exit 3 and name file and line") {
   CHECK(r3.exit_code == 3);
 }
 
-TEST_CASE("no usable data exits 4 with a sources entry saying why") {
+TEST_CASE("no usable data exits 4 with a sources entry saying why", "[golden]") {
   auto r = run_cli("diagnose --logs /nonexistent/dir --format json");
   CHECK(r.exit_code == 4);
   CHECK(r.out.find("no such file or directory") != std::string::npos);
   CHECK(r.out.find("\"status\": \"empty\"") != std::string::npos);
 }
 
-TEST_CASE("hostile files produce a report / never a crash") {
+TEST_CASE("hostile files produce a report / never a crash", "[golden]") {
   test::TempDir d;
   std::string garbage(1 << 20, '\0');
   for (size_t i = 0; i < garbage.size(); ++i) garbage[i] = static_cast<char>((i * 2654435761u) >> 13);
@@ -74,7 +74,7 @@ TEST_CASE("hostile files produce a report / never a crash") {
   CHECK(r.out.find("\"status\": \"partial\"") != std::string::npos);
 }
 
-TEST_CASE("rules match names the rules each line matches, block rules included, or the lines none does") {
+TEST_CASE("rules match names the rules each line matches, block rules included, or the lines none does", "[golden]") {
   test::TempDir d;
   auto log = d.file("x.log",
                     "NVRM: Xid (PCI:0000:91:00): 79, pid=0, GPU has fallen off the bus.\r\n"
@@ -100,7 +100,7 @@ TEST_CASE("rules match names the rules each line matches, block rules included, 
   CHECK(esc.out.find('\x1b') == std::string::npos);  // a log's escape sequences do not reach the terminal
 }
 
-TEST_CASE("rules test passes on the built-ins / a broken rule file fails with file:line") {
+TEST_CASE("rules test passes on the built-ins / a broken rule file fails with file:line", "[golden]") {
   auto ok = run_cli("rules test");
   CHECK(ok.exit_code == 0);
   CHECK(ok.out.find(" 0 failed") != std::string::npos);

@@ -35,7 +35,7 @@ std::string static_job(const test::TempDir& d, const std::string& nodes, const s
 
 }  // namespace
 
-TEST_CASE("first use: the README's ad-hoc example dates the Xid in 2025 and finds one root cause") {
+TEST_CASE("first use: the README's ad-hoc example dates the Xid in 2025 and finds one root cause", "[golden]") {
   auto r = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --nodes 'node[01-04]' --format json", false);
   REQUIRE(r.exit_code == 0);
   simdjson::dom::parser p;
@@ -46,7 +46,7 @@ TEST_CASE("first use: the README's ad-hoc example dates the Xid in 2025 and find
   CHECK(r.out.find("\"2026-") == std::string::npos);
 }
 
-TEST_CASE("first use: --start or --end alone takes the other end from the logs") {
+TEST_CASE("first use: --start or --end alone takes the other end from the logs", "[golden]") {
   simdjson::dom::parser p;
   auto a = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --start 2025-03-14T09:00:00Z --format json", false);
   REQUIRE(a.exit_code == 0);
@@ -60,7 +60,7 @@ TEST_CASE("first use: --start or --end alone takes the other end from the logs")
   CHECK(str(doc2["workload"]["window"]["end"]) == "2025-03-14T10:05:00.000000Z");
 }
 
-TEST_CASE("first use: a line with no time in a file with none is dated unknown, not the copy time") {
+TEST_CASE("first use: a line with no time in a file with none is dated unknown, not the copy time", "[golden]") {
   test::TempDir d;
   d.file("logs/pasted.log", "Traceback (most recent call last):\nValueError: invalid literal for int() with base 10: 'x'\n");
   simdjson::dom::parser p;
@@ -75,7 +75,7 @@ TEST_CASE("first use: a line with no time in a file with none is dated unknown, 
   CHECK(text.out.find("(time unknown)") != std::string::npos);
 }
 
-TEST_CASE("first use: --nodes that names none of the logs' hosts is a loud warning naming both") {
+TEST_CASE("first use: --nodes that names none of the logs' hosts is a loud warning naming both", "[golden]") {
   auto r = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --nodes 'gpu[1-4]' --format json");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("attribution: warning: the job's node list (gpu1, gpu2, gpu3, gpu4) names none of the hosts the "
@@ -84,7 +84,7 @@ TEST_CASE("first use: --nodes that names none of the logs' hosts is a loud warni
   CHECK(r.out.find("\"confidence\": \"low\"") != std::string::npos);
 }
 
-TEST_CASE("first use: short and fully qualified names are one node; a fault off the list is kept and flagged") {
+TEST_CASE("first use: short and fully qualified names are one node; a fault off the list is kept and flagged", "[golden]") {
   simdjson::dom::parser p;
   auto fq = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --nodes "
                     "'node01.cluster.local,node02.cluster.local,node03.cluster.local,node04.cluster.local' --format json",
@@ -100,7 +100,7 @@ TEST_CASE("first use: short and fully qualified names are one node; a fault off 
   CHECK(str(doc2["root_causes"].at(0)["detail"]).find("not one of the job's nodes") != std::string::npos);
 }
 
-TEST_CASE("first use: a source that produced nothing warns and lowers confidence; unreadable and empty alike") {
+TEST_CASE("first use: a source that produced nothing warns and lowers confidence; unreadable and empty alike", "[golden]") {
   test::TempDir d;
   d.file("empty/.keep", "");
   std::filesystem::remove(d.path() + "/empty/.keep");
@@ -122,7 +122,7 @@ TEST_CASE("first use: a source that produced nothing warns and lowers confidence
   CHECK(typo.out.find("gave less than asked") != std::string::npos);
 }
 
-TEST_CASE("first use: an OOM kill names the killed process and its rank, and no GPU") {
+TEST_CASE("first use: an OOM kill names the killed process and its rank, and no GPU", "[golden]") {
   simdjson::dom::parser p;
   auto r = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json", false);
   REQUIRE(r.exit_code == 0);
@@ -134,7 +134,7 @@ TEST_CASE("first use: an OOM kill names the killed process and its rank, and no 
   CHECK(root["pci"].is_null());
 }
 
-TEST_CASE("first use: srun --label task ids are ranks and nodes only through the job's layout") {
+TEST_CASE("first use: srun --label task ids are ranks and nodes only through the job's layout", "[golden]") {
   test::TempDir d;
   auto line = "3: RuntimeError: CUDA error: an illegal memory access was encountered\n";
   d.file("logs/job.out", line);
@@ -152,7 +152,7 @@ TEST_CASE("first use: srun --label task ids are ranks and nodes only through the
   CHECK(root2["host"].is_null());
 }
 
-TEST_CASE("first use: a static exit_code may be Slurm's code:signal; the report keeps both") {
+TEST_CASE("first use: a static exit_code may be Slurm's code:signal; the report keeps both", "[golden]") {
   test::TempDir d;
   d.file("logs/n1/a.log", "2025-03-14T09:10:00Z n1 kernel: Out of memory: Killed process 42 (python3)\n");
   auto cfg = static_job(d, "n1", "exit_code = \"0:9\"\n", "logs/{host}/*.log");
@@ -168,7 +168,7 @@ TEST_CASE("first use: a static exit_code may be Slurm's code:signal; the report 
   CHECK(bad.out.find("code:signal") != std::string::npos);
 }
 
-TEST_CASE("first use: the CLI follows conventions") {
+TEST_CASE("first use: the CLI follows conventions", "[golden]") {
   CHECK(run_cli("--version").out == std::string("attribution ") + ATTRIBUTION_VERSION + "\n");
   auto bogus = run_cli("diagnose --bogus");
   CHECK(bogus.exit_code == 2);
@@ -197,7 +197,7 @@ TEST_CASE("first use: the CLI follows conventions") {
   CHECK(both.out.find("the config's [workload]") != std::string::npos);
 }
 
-TEST_CASE("first use: rules tooling takes --rules anywhere, the config's paths, and says what failed") {
+TEST_CASE("first use: rules tooling takes --rules anywhere, the config's paths, and says what failed", "[golden]") {
   test::TempDir d;
   auto mine = d.file("mine.toml", "[[rule]]\nid = \"site.disk\"\ntitle = \"Site disk alarm\"\nliterals = [\"DISKALARM\"]\n"
                                   "pattern = 'DISKALARM (?P<volume>\\S+) at (?P<pct>\\d+)%'\nrole = \"cause\"\n"
@@ -232,7 +232,7 @@ TEST_CASE("first use: rules tooling takes --rules anywhere, the config's paths, 
   CHECK(rep.out.find("\"volume\": \"/scratch\"") != std::string::npos);
 }
 
-TEST_CASE("first use: machine checks and EDAC: an uncorrectable error is a cause on its host, corrected ones are not") {
+TEST_CASE("first use: machine checks and EDAC: an uncorrectable error is a cause on its host, corrected ones are not", "[golden]") {
   test::TempDir d;
   d.file("logs/n7/kern.log",
          "Mar 14 09:10:00 n7 kernel: [ 100.1] mce: [Hardware Error]: Machine check events logged\n"
@@ -250,7 +250,7 @@ TEST_CASE("first use: machine checks and EDAC: an uncorrectable error is a cause
   CHECK(doc["root_causes"].get_array().size() == 1);  // n8's corrected errors are context
 }
 
-TEST_CASE("first use: one exit-status table: --help, README and docs/reliability.md agree") {
+TEST_CASE("first use: one exit-status table: --help, README and docs/reliability.md agree", "[golden]") {
   auto help = run_cli("--help").out;
   std::string readme = test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/README.md");
   std::string reliability = test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/docs/reliability.md");

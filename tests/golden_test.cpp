@@ -37,9 +37,9 @@ std::string diagnose(const std::string& example, const std::string& format, int 
 
 }  // namespace
 
-TEST_CASE("there are at least four examples") { CHECK(examples().size() >= 4); }
+TEST_CASE("there are at least four examples", "[golden]") { CHECK(examples().size() >= 4); }
 
-TEST_CASE("golden reports: every example / every format / byte for byte") {
+TEST_CASE("golden reports: every example / every format / byte for byte", "[golden]") {
   bool update = std::getenv("ATTRIBUTION_UPDATE_GOLDEN") != nullptr;
   for (const auto& ex : examples()) {
     for (auto [format, ext] : {std::pair{"text", "txt"}, std::pair{"json", "json"}, std::pair{"markdown", "md"}}) {
@@ -56,14 +56,14 @@ TEST_CASE("golden reports: every example / every format / byte for byte") {
   }
 }
 
-TEST_CASE("reports are byte-identical at --threads 1 and 2") {
+TEST_CASE("reports are byte-identical at --threads 1 and 2", "[golden]") {
   for (const auto& ex : examples()) {
     INFO(ex);
     CHECK(diagnose(ex, "json", 1) == diagnose(ex, "json", 2));
   }
 }
 
-TEST_CASE("each example's diagnosis matches its ground truth") {
+TEST_CASE("each example's diagnosis matches its ground truth", "[golden]") {
   for (const auto& ex : examples()) {
     INFO(ex);
     auto truth = parse_toml_file((fs::path(ATTRIBUTION_SOURCE_DIR) / "examples" / ex / "truth.toml").string());
@@ -91,7 +91,7 @@ TEST_CASE("each example's diagnosis matches its ground truth") {
   }
 }
 
-TEST_CASE("ad-hoc --logs mode finds the same root cause as the configured run") {
+TEST_CASE("ad-hoc --logs mode finds the same root cause as the configured run", "[golden]") {
   auto r = test::run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --format json", false);
   REQUIRE(r.exit_code == 0);
   simdjson::dom::parser parser;
@@ -105,7 +105,7 @@ TEST_CASE("ad-hoc --logs mode finds the same root cause as the configured run") 
 // The README's ad-hoc form over every example, with the logs' modification times set years after
 // the logs were written (a copy made long after, a restored backup): year-less stamps must still
 // take the logs' own year, and the diagnosis must match the truth.
-TEST_CASE("golden --logs reports: every example / files modified years later") {
+TEST_CASE("golden --logs reports: every example / files modified years later", "[golden]") {
   bool update = std::getenv("ATTRIBUTION_UPDATE_GOLDEN") != nullptr;
   const auto later = std::chrono::file_clock::from_sys(std::chrono::sys_seconds(std::chrono::sys_days(std::chrono::year(2031) / 6 / 1)));
   for (const auto& ex : examples()) {
@@ -133,7 +133,7 @@ TEST_CASE("golden --logs reports: every example / files modified years later") {
   }
 }
 
-TEST_CASE("record then replay: every example, every format, byte for byte, without the original files") {
+TEST_CASE("record then replay: every example, every format, byte for byte, without the original files", "[golden]") {
   for (const auto& ex : examples()) {
     test::TempDir tmp;
     fs::copy(fs::path(ATTRIBUTION_SOURCE_DIR) / "examples" / ex, tmp.path() + "/example", fs::copy_options::recursive);
@@ -157,7 +157,7 @@ TEST_CASE("record then replay: every example, every format, byte for byte, witho
   }
 }
 
-TEST_CASE("a committed bundle replays to its golden report") {
+TEST_CASE("a committed bundle replays to its golden report", "[golden]") {
   // Recorded from examples/xid79-gpu-fallen-off-bus; it carries its own rules, so it keeps its
   // report when the built-in rules change. A change here means the engine or the format changed.
   fs::path dir = fs::path(ATTRIBUTION_SOURCE_DIR) / "tests/fixtures/bundles/xid79";
@@ -169,7 +169,7 @@ TEST_CASE("a committed bundle replays to its golden report") {
   CHECK(r.out.find("\"name\": \"bundle\"") == std::string::npos);
 }
 
-TEST_CASE("a tampered bundle still replays and its sources say what is missing or altered") {
+TEST_CASE("a tampered bundle still replays and its sources say what is missing or altered", "[golden]") {
   test::TempDir tmp;
   std::string bundle = tmp.path() + "/b";
   auto rec = test::run_cli(
@@ -197,7 +197,7 @@ TEST_CASE("a tampered bundle still replays and its sources say what is missing o
   CHECK(rep.out.find("pytorch.watchdog-timeout") != std::string::npos);
 }
 
-TEST_CASE("replay refuses what is not a bundle, and a newer format, with a clear message") {
+TEST_CASE("replay refuses what is not a bundle, and a newer format, with a clear message", "[golden]") {
   test::TempDir tmp;
   auto none = test::run_cli("diagnose --replay " + tmp.path());
   CHECK(none.exit_code == 2);
