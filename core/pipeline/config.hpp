@@ -1,5 +1,5 @@
 #pragma once
-// The configuration file (docs/configuration.md): the workload section, window margins, time zone,
+// The configuration file (docs/architecture.md, configuration): the workload section, window margins, time zone,
 // rules, and the sources and scheduler sections, each parsed by its kind (sources/registry.hpp).
 #include <map>
 #include <memory>
