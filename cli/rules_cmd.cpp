@@ -187,9 +187,12 @@ int show_rule(const std::string& id, const RulesOptions& o) {
               r->file.c_str(), r->line, std::string(to_string(r->role)).c_str());
   if (!r->category.empty())
     std::printf("outcome:    %s / %s, blame %s, confidence %s, priority %d\n", r->family.c_str(), r->category.c_str(),
-                r->blame.c_str(), r->confidence.c_str(), r->priority);
+                std::string(to_string(r->blame.value_or(Blame::unknown))).c_str(),
+                std::string(to_string(r->confidence)).c_str(), r->priority);
   if (!r->action.empty()) std::printf("action:     %s\n", r->action.c_str());
-  std::printf("streams:    %s\n", r->streams.empty() ? "all" : fmt::format("{}", fmt::join(r->streams, ", ")).c_str());
+  std::string streams;
+  for (Stream s : r->streams) streams += (streams.empty() ? "" : ", ") + std::string(to_string(s));
+  std::printf("streams:    %s\n", r->streams.empty() ? "all" : streams.c_str());
   std::printf("literals:   %s\n", fmt::format("{}", fmt::join(r->literals, " | ")).c_str());
   std::printf("pattern:    %s\n", r->pattern.c_str());
   if (r->lines > 1) std::printf("lines:      %d\n", r->lines);
@@ -200,7 +203,7 @@ int show_rule(const std::string& id, const RulesOptions& o) {
                 static_cast<long long>(e.within / kMicrosPerSecond));
   if (const auto& rep = r->repeated)
     std::printf("repeated:   from %d processes on one GPU and no other: %s / %s, blame %s, confidence %s; %s\n",
-                rep->processes, rep->family.c_str(), rep->category.c_str(), rep->blame.c_str(), rep->confidence.c_str(),
+                rep->processes, rep->family.c_str(), rep->category.c_str(), std::string(to_string(rep->blame)).c_str(), std::string(to_string(rep->confidence)).c_str(),
                 rep->action.c_str());
   for (const auto& s : r->match) std::printf("match:      %s\n", s.line.c_str());
   for (const auto& s : r->no_match) std::printf("no_match:   %s\n", s.line.c_str());
@@ -214,8 +217,8 @@ int export_patterns(bool literals, const RulesOptions& o) {
   if (!rules) return report_error(rules.error());
   std::set<std::string> lits;
   for (const auto& r : rules->rules) {
-    bool log_rule = r.streams.empty() || std::any_of(r.streams.begin(), r.streams.end(), [](const std::string& s) {
-                      return s == "applog" || s == "syslog";
+    bool log_rule = r.streams.empty() || std::any_of(r.streams.begin(), r.streams.end(), [](Stream s) {
+                      return s == Stream::applog || s == Stream::syslog;
                     });
     if (!log_rule || r.lines > 1) continue;
     if (literals) {
@@ -272,26 +275,22 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
       next = eol + 1;
     }
   };
-  static const char* kStreams[] = {"applog", "syslog", "scheduler", "metrics"};
   std::vector<int> hits, found;
   for (fill(); !window.empty(); window.pop_front(), fill()) {
     ++line_no;
     std::string_view text = window.front();
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    std::set<int> rule_set;
-    for (const char* s : kStreams) {
-      m.match_line(text, s, &hits);
+    // Every stream's reading of the line (a file's stream is not known here), by the scan's own rule.
+    std::set<int> rule_set, blocks;
+    for (Stream s : kAllStreams) {
+      m.line_rules(text, s, &hits, &found);
       rule_set.insert(hits.begin(), hits.end());
+      blocks.insert(found.begin(), found.end());
     }
     std::vector<std::pair<int, std::map<std::string, std::string>>> matched;
     for (int r : rule_set) {
       std::map<std::string, std::string> caps;
       if (m.captures(r, text, &caps)) matched.emplace_back(r, std::move(caps));
-    }
-    std::set<int> blocks;
-    for (const char* s : kStreams) {
-      m.block_triggers(text, s, &found);
-      blocks.insert(found.begin(), found.end());
     }
     std::string block_text;
     if (!blocks.empty())

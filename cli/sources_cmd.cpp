@@ -9,12 +9,15 @@
 #include "core/pipeline/workload.hpp"
 #include "sources/transport/command.hpp"
 #include "sources/transport/http.hpp"
-#include "core/scan/file_bytes.hpp"
+#include "core/rules/matcher.hpp"
+#include "core/scan/scan.hpp"
 
 namespace attribution::cli {
 namespace {
 
-// Reaches every configured source (for files: lists and opens them) and reports each.
+// Reaches every configured source, reads what it gives (files listed and scanned, network sources
+// queried) and reports each as the diagnosis would: the status and reason come from the core's own
+// collect and scan passes, not from a second opinion here.
 int check_sources(const std::string& config_path) {
   auto config = load_config(config_path.empty() ? std::nullopt : std::optional<std::string>(config_path));
   if (!config) return report_error(config.error());
@@ -33,31 +36,16 @@ int check_sources(const std::string& config_path) {
   }
   auto rules = load_rules(config->rule_paths);
   if (!rules) return report_error(rules.error());
+  auto matcher = Matcher::build(*rules);
+  if (!matcher) return report_error(matcher.error());
   Collection c = collect(*config, w, {}, rules->metrics, transports);
-  std::vector<int64_t> bytes(c.sources.size(), 0), unreadable(c.sources.size(), 0);
-  for (const auto& f : c.files) {
-    auto fb = FileBytes::open(f.path);
-    if (!fb) {
-      ++unreadable[f.source];
-      c.coverage[f.source].problems.push_back(fmt::format("{}: {}", f.path, fb.error().message));
-    } else {
-      bytes[f.source] += fb->stored_bytes();
-    }
-  }
+  scan(c, **matcher, w, 2);
   int bad = 0;
-  for (size_t i = 0; i < c.sources.size(); ++i) {
-    const SourceCoverage& cov = c.coverage[i];
-    int64_t files = 0;
-    for (const auto& f : c.files) files += f.source == i;
-    std::string status = cov.status == SourceStatus::skipped ? "skipped"
-                         : files == 0                        ? "empty"
-                         : unreadable[i] == files            ? "error"
-                         : cov.problems.empty()              ? "ok"
-                                                             : "partial";
-    bad += status != "ok";
-    std::printf("%-16s %-10s %-8s %lld file(s), %lld bytes%s\n", cov.name.c_str(), cov.kind.c_str(), status.c_str(),
-                static_cast<long long>(files), static_cast<long long>(bytes[i]),
-                cov.reason.empty() ? "" : (" - " + cov.reason).c_str());
+  for (const SourceCoverage& cov : c.coverage) {
+    bad += cov.status != SourceStatus::ok;
+    std::printf("%-16s %-10s %-8s %lld file(s), %lld bytes%s\n", cov.name.c_str(), cov.kind.c_str(),
+                std::string(to_string(cov.status)).c_str(), static_cast<long long>(cov.files),
+                static_cast<long long>(cov.bytes), cov.reason.empty() ? "" : (" - " + cov.reason).c_str());
     for (const auto& p : cov.problems) std::printf("    %s\n", p.c_str());
   }
   return bad ? kFailed : kDiagnosed;

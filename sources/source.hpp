@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/enums.hpp"
 #include "core/base/model.hpp"
 #include "core/base/toml_util.hpp"
 #include "core/rules/rules.hpp"
@@ -53,7 +54,7 @@ struct Transports {
 // What every source's settings say about its lines; a kind fills what applies to it.
 struct SourceSettings {
   virtual ~SourceSettings() = default;
-  std::string stream = "applog";     // which rules read its lines
+  Stream stream = Stream::applog;    // which rules read its lines
   std::optional<TimeZone> timezone;  // for local times without a zone; unset: the workload's
   std::optional<Micros> boot_time;   // for dmesg seconds-since-boot lines
 };
@@ -135,6 +136,6 @@ class Scheduler {
 
 // The parts of a table many kinds read the same way.
 // `stream`: applog, syslog, or (when allowed) scheduler.
-Status parse_stream(const TomlReader& r, std::string& stream, bool scheduler_allowed);
+Status parse_stream(const TomlReader& r, Stream& stream, bool scheduler_allowed);
 
 }  // namespace attribution

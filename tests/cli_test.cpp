@@ -127,3 +127,49 @@ TEST_CASE("rules test passes on the built-ins / a broken rule file fails with fi
   CHECK(lits.exit_code == 0);
   CHECK(lits.out.find("Init COMPLETE\n") != std::string::npos);
 }
+
+TEST_CASE("sources check says of each source what the report's sources section says", "[golden]") {
+  test::TempDir d;
+  d.file("logs/node01/kern.log",
+         "2025-03-21T10:05:00+00:00 node01 kernel: NVRM: Xid (PCI:0000:b9:00): 79, pid=1, name=python, GPU has "
+         "fallen off the bus.\n");
+  d.file("empty/node01.log", "");
+  d.file("workload.toml", "id = \"77\"\nnodes = [\"node01\"]\nstart = \"2025-03-21T10:00:00Z\"\n"
+                          "end = \"2025-03-21T10:10:00Z\"\nstate = \"FAILED\"\n");
+  std::string config = d.file("attribution.toml", R"(
+[workload]
+scheduler = "static"
+static = "workload.toml"
+[[source]]
+name = "kernel"
+kind = "files"
+paths = ["logs/{host}/kern.log"]
+stream = "syslog"
+[[source]]
+name = "nothing"
+kind = "files"
+paths = ["empty/{host}.log"]
+[[source]]
+name = "typo"
+kind = "files"
+paths = ["lgos/{host}/*.log"]
+)");
+  auto check = run_cli("sources check --config " + config, false);
+  CHECK(check.exit_code == 1);  // not every source is ok
+  auto report = run_cli("diagnose --config " + config + " --format json", false);
+  REQUIRE(report.exit_code == 0);
+  // Each source's line carries the status the report gives it.
+  for (const char* name : {"kernel", "nothing", "typo"}) {
+    INFO(name << "\n" << check.out << "\n" << report.out);
+    auto at = report.out.find(std::string("\"name\": \"") + name + "\"");
+    REQUIRE(at != std::string::npos);
+    auto status_at = report.out.find("\"status\": \"", at);
+    REQUIRE(status_at != std::string::npos);
+    std::string status = report.out.substr(status_at + 11, report.out.find('"', status_at + 11) - status_at - 11);
+    auto line_at = check.out.find(std::string(name) + " ");
+    REQUIRE(line_at != std::string::npos);
+    std::string line = check.out.substr(line_at, check.out.find('\n', line_at) - line_at);
+    CHECK(line.find(" " + status + " ") != std::string::npos);
+  }
+  CHECK(check.out.find("kernel           files      ok") != std::string::npos);
+}

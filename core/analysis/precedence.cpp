@@ -110,7 +110,7 @@ std::optional<Localisation> hang_minority(const Timeline& t) {
   l.kind = "hang-minority";
   l.category = "collective_hang_straggler";
   l.family = "unknown";
-  l.blame = "unknown";
+  l.blame = Blame::unknown;
   l.rank = lowest->second.front();
   const Finding& f = t.findings[seq_by_rank[l.rank].second];
   l.host = f.host;
@@ -142,7 +142,7 @@ std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w
   l.kind = "converging-peer";
   l.category = "peer_unreachable";
   l.family = "unknown";
-  l.blame = "unknown";
+  l.blame = Blame::unknown;
   l.host = order[0].second;
   bool known = std::find(w.nodes.begin(), w.nodes.end(), l.host) != w.nodes.end() || w.nodes.empty();
   l.title = fmt::format("Peers' network errors converge on {}{}", l.host, known ? "" : " (an address not mapped to a node)");
@@ -172,7 +172,7 @@ std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rule
   auto ec = f.fields.find("exit_code");
   int code = ec == f.fields.end() ? 0 : std::atoi(ec->second.c_str());
   // Exit code 1 is a Python exception's; a signal says nothing about whose fault it was.
-  l.blame = code == 1 ? "application" : "unknown";
+  l.blame = code == 1 ? Blame::application : Blame::unknown;
   if (code == 1) l.family = "application";
   l.title = ec == f.fields.end()
                 ? fmt::format("First process failure on {}", f.host.empty() ? "an unknown host" : f.host)
@@ -261,7 +261,7 @@ std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSe
   l.kind = "waited-without-fault";
   l.category = "rank_stuck_outside_collective";
   l.family = "application";
-  l.blame = "application";
+  l.blame = Blame::application;
   std::string what = op.empty() ? "a collective" : fmt::format("a collective ({}{})", op, seq.empty() ? "" : ", seq " + seq);
   if (absent.size() == 1 && !waiting.empty()) {
     l.rank = absent.front();
@@ -294,7 +294,7 @@ std::optional<Localisation> library_error_without_fault(const Timeline& t, const
   l.kind = "library-error-without-fault";
   l.category = "communication_library_error";
   l.family = "configuration";
-  l.blame = "unknown";
+  l.blame = Blame::unknown;
   if (hosts.size() == 1) l.host = *hosts.begin();
   const Finding& first = t.findings[errors.front()];
   l.rank = first.rank;
@@ -309,6 +309,100 @@ std::optional<Localisation> library_error_without_fault(const Timeline& t, const
   return l;
 }
 
+// Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better;
+// and a repeat of the same fault is demoted to its best-ranked occurrence. Chains are followed to
+// a root; a cycle resolves to its best-ranked member.
+struct Demotions {
+  const Timeline& t;
+  const RuleSet& rules;
+  const std::vector<size_t>& causes;
+  std::map<size_t, size_t> demoted_by;
+  std::map<size_t, std::string> why;
+  std::set<size_t> repeats;  // demoted as the same fault, not as a consequence
+
+  bool better(size_t a, size_t b) const { return cause_rank(t, rules, a) < cause_rank(t, rules, b); }
+
+  void find() {
+    const auto& F = t.findings;
+    for (size_t c : causes) {
+      std::optional<size_t> best;
+      std::string best_why;
+      for (size_t dd : causes) {
+        if (dd == c) continue;
+        std::string reason;
+        if (same_fault(F[dd], F[c], rules)) {
+          if (better(c, dd)) continue;
+          reason = fmt::format("the same fault as {} on {}, reported again", rules.rules[F[dd].rule].id,
+                               F[dd].host.empty() ? "an unidentified host" : F[dd].host);
+        } else if (!explains(F[dd], F[c], rules, &reason)) {
+          continue;
+        }
+        if (explains(F[c], F[dd], rules, nullptr) && better(c, dd)) continue;
+        if (!best || better(dd, *best)) best = dd, best_why = reason;
+      }
+      if (best) {
+        demoted_by[c] = *best;
+        why[c] = best_why;
+        if (same_fault(F[*best], F[c], rules)) repeats.insert(c);
+      }
+    }
+  }
+
+  size_t root_of(size_t c) const {
+    std::vector<size_t> path{c};
+    std::set<size_t> seen{c};
+    while (demoted_by.count(path.back())) {
+      size_t n = demoted_by.at(path.back());
+      if (!seen.insert(n).second) {
+        auto first = std::find(path.begin(), path.end(), n);
+        return *std::min_element(first, path.end(), [&](size_t a, size_t b) { return better(a, b); });
+      }
+      path.push_back(n);
+    }
+    return path.back();
+  }
+};
+
+// The root a symptom (or a cause that is not one) joins: a consequence that names its cause ("Xid
+// 45 ... caused by previous Xid 149") joins a cause with that Xid first; otherwise the earliest
+// root that explains it.
+Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::vector<size_t>& causes,
+                  const Demotions& dem, const std::vector<size_t>& roots, std::map<size_t, size_t>& root_index) {
+  const auto& F = t.findings;
+  Link link{i, std::nullopt, ""};
+  auto named = [&](size_t c) {
+    auto want = F[i].fields.find("cause_xid");
+    auto have = F[c].fields.find("xid");
+    return want != F[i].fields.end() && have != F[c].fields.end() && want->second == have->second;
+  };
+  bool best_named = false;
+  for (size_t c : causes) {
+    std::string why;
+    if (!explains(F[c], F[i], rules, &why)) continue;
+    size_t r = dem.root_of(c);
+    const Finding& rf = F[r];
+    bool is_named = named(c);
+    if (!link.root || (is_named && !best_named) ||
+        (is_named == best_named &&
+         std::tie(rf.time_inferred, rf.first_seen, root_index[r]) <
+             std::tie(F[roots[*link.root]].time_inferred, F[roots[*link.root]].first_seen, *link.root))) {
+      best_named = is_named;
+      link.root = root_index[r];
+      link.why = c == r ? why : fmt::format("{}, which {} accounts for", why, rules.rules[F[r].rule].id);
+    }
+  }
+  return link;
+}
+
+// With no root cause: the suspect the residual evidence points at, strongest localisation first.
+std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
+  if (auto l = hang_minority(t)) return l;
+  if (auto l = converging_peer(t, w)) return l;
+  if (auto l = waited_without_fault(t, rules)) return l;
+  if (auto l = library_error_without_fault(t, rules)) return l;
+  return first_failure(t, rules);
+}
+
 }  // namespace
 
 Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Workload& w) {
@@ -321,54 +415,12 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   if (causes.empty()) causes.swap(fallbacks);
   auto is_cause = [&](size_t i) { return std::binary_search(causes.begin(), causes.end(), i); };
 
-  // Which cause demotes which: D demotes C when D explains C, unless C explains D and ranks better;
-  // and a repeat of the same fault (below) is demoted to its best-ranked occurrence.
-  std::map<size_t, size_t> demoted_by;
-  std::map<size_t, std::string> demote_why;
-  std::set<size_t> repeats;  // demoted as the same fault, not as a consequence
-  for (size_t c : causes) {
-    std::optional<size_t> best;
-    std::string best_why;
-    for (size_t dd : causes) {
-      if (dd == c) continue;
-      std::string why;
-      if (same_fault(F[dd], F[c], rules)) {
-        if (cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
-        why = fmt::format("the same fault as {} on {}, reported again", rules.rules[F[dd].rule].id,
-                          F[dd].host.empty() ? "an unidentified host" : F[dd].host);
-      } else if (!explains(F[dd], F[c], rules, &why)) {
-        continue;
-      }
-      if (explains(F[c], F[dd], rules, nullptr) && cause_rank(t, rules, c) < cause_rank(t, rules, dd)) continue;
-      if (!best || cause_rank(t, rules, dd) < cause_rank(t, rules, *best)) best = dd, best_why = why;
-    }
-    if (best) {
-      demoted_by[c] = *best;
-      demote_why[c] = best_why;
-      if (same_fault(F[*best], F[c], rules)) repeats.insert(c);
-    }
-  }
-  // Follow chains to a root; a cycle resolves to its best-ranked member.
-  auto root_of = [&](size_t c) {
-    std::vector<size_t> path{c};
-    std::set<size_t> seen{c};
-    while (demoted_by.count(path.back())) {
-      size_t n = demoted_by[path.back()];
-      if (!seen.insert(n).second) {
-        auto first = std::find(path.begin(), path.end(), n);
-        return *std::min_element(first, path.end(), [&](size_t a, size_t b) {
-          return cause_rank(t, rules, a) < cause_rank(t, rules, b);
-        });
-      }
-      path.push_back(n);
-    }
-    return path.back();
-  };
+  Demotions dem{t, rules, causes, {}, {}, {}};
+  dem.find();
   std::set<size_t> root_set;
-  for (size_t c : causes) root_set.insert(root_of(c));
+  for (size_t c : causes) root_set.insert(dem.root_of(c));
   std::vector<size_t> roots(root_set.begin(), root_set.end());
-  std::sort(roots.begin(), roots.end(),
-            [&](size_t a, size_t b) { return cause_rank(t, rules, a) < cause_rank(t, rules, b); });
+  std::sort(roots.begin(), roots.end(), [&](size_t a, size_t b) { return dem.better(a, b); });
   std::map<size_t, size_t> root_index;
   for (size_t i = 0; i < roots.size(); ++i) {
     d.roots.push_back(RootCause{roots[i], {}, repeated_on_one_gpu(t, rules, roots[i])});
@@ -382,49 +434,19 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     if (role != Role::symptom && role != Role::cause) continue;
     Link link{i, std::nullopt, ""};
     if (role == Role::cause && is_cause(i)) {
-      size_t r = root_of(i);
+      size_t r = dem.root_of(i);
       link.root = root_index[r];
-      link.why = demote_why[i];
-      link.same_fault = repeats.count(i) > 0 && demoted_by[i] == r;
+      link.why = dem.why[i];
+      link.same_fault = dem.repeats.count(i) > 0 && dem.demoted_by[i] == r;
     } else {
-      // A consequence that names its cause ("Xid 45 ... caused by previous Xid 149") joins a cause
-      // with that Xid first; otherwise the earliest root that explains it.
-      auto named = [&](size_t c) {
-        auto want = F[i].fields.find("cause_xid");
-        auto have = F[c].fields.find("xid");
-        return want != F[i].fields.end() && have != F[c].fields.end() && want->second == have->second;
-      };
-      std::optional<size_t> best_root;
-      bool best_named = false;
-      for (size_t c : causes) {
-        std::string why;
-        if (!explains(F[c], F[i], rules, &why)) continue;
-        size_t r = root_of(c);
-        const Finding& rf = F[r];
-        bool is_named = named(c);
-        if (!best_root || (is_named && !best_named) ||
-            (is_named == best_named &&
-             std::tie(rf.time_inferred, rf.first_seen, root_index[r]) <
-                 std::tie(F[roots[*best_root]].time_inferred, F[roots[*best_root]].first_seen, *best_root))) {
-          best_named = is_named;
-          best_root = root_index[r];
-          link.why = c == r ? why : fmt::format("{}, which {} accounts for", why, rules.rules[F[r].rule].id);
-        }
-      }
-      link.root = best_root;
+      link = link_symptom(i, t, rules, causes, dem, roots, root_index);
     }
     if (link.root) d.roots[*link.root].explained.push_back(i);
     d.links.push_back(std::move(link));
   }
 
   for (RootCause& r : d.roots) r.host = host_from_peers(t, rules, r);
-  if (d.roots.empty()) {
-    d.localisation = hang_minority(t);
-    if (!d.localisation) d.localisation = converging_peer(t, w);
-    if (!d.localisation) d.localisation = waited_without_fault(t, rules);
-    if (!d.localisation) d.localisation = library_error_without_fault(t, rules);
-    if (!d.localisation) d.localisation = first_failure(t, rules);
-  }
+  if (d.roots.empty()) d.localisation = localise(t, rules, w);
   return d;
 }
 

@@ -31,7 +31,9 @@ struct Link {
 struct Localisation {
   std::string kind;  // hang-minority | converging-peer | waited-without-fault | library-error-without-fault | first-failure
   std::string category;  // outcome category
-  std::string family, blame, title, detail;
+  std::string family;
+  Blame blame = Blame::unknown;
+  std::string title, detail;
   std::string action;  // empty: inspect the suspect's logs
   std::string host;
   int rank = -1;

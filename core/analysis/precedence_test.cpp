@@ -79,7 +79,7 @@ TEST_CASE("an application fault on one rank is blamed on the application / not t
   auto d = resolve_precedence(t, b.rules, b.w);
   REQUIRE(d.roots.size() == 1);
   const Rule& r = b.rule_of(t, d.roots[0].finding);
-  CHECK(r.blame == "application");
+  CHECK(r.blame == Blame::application);
   CHECK(d.roots[0].explained.size() == 31);
 }
 
@@ -128,7 +128,7 @@ TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the ap
   REQUIRE(d.localisation);
   CHECK(d.localisation->kind == "first-failure");
   CHECK(d.localisation->host == "node2");
-  CHECK(d.localisation->blame == "application");
+  CHECK(d.localisation->blame == Blame::application);
 }
 
 TEST_CASE("Xid 45 that names its cause joins that Xid even when another fault came first") {

@@ -67,12 +67,16 @@ void drop_duplicates(std::vector<Finding>& kept, std::map<std::pair<std::string,
   kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(n), kept.end());
 }
 
-}  // namespace
+// Renames a finding's host (and its evidence lines' that named it the same way).
+void rename_host(Finding& f, const std::string& to) {
+  for (auto& e : f.evidence)
+    if (e.host == f.host) e.host = to;
+  f.host = to;
+}
 
-Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload) {
-  Timeline out;
-  // 1. What the lines teach about the job's layout. First which host owns which address, so a
-  // line that names its node by IP (NCCL's RAS client) counts for that node.
+// First which host owns which address and which other names a machine has, so a line that names
+// its node by IP (NCCL's RAS client) or by a pod name counts for that node.
+std::map<std::string, std::string> learn_names(std::vector<Finding>& raw) {
   std::map<std::string, std::map<std::string, int>> ip_host_votes, alias_votes;
   for (const auto& f : raw) {
     // EC2's default names carry their address ("ip-172-31-27-211"): a peer named by that address is it.
@@ -88,43 +92,83 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
   auto alias_host = majority(alias_votes);
   for (auto& f : raw) {
     if (f.fields.count("alias")) continue;
-    if (auto it = alias_host.find(f.host); it != alias_host.end()) {
-      for (auto& e : f.evidence)
-        if (e.host == f.host) e.host = it->second;
-      f.host = it->second;
-    }
+    if (auto it = alias_host.find(f.host); it != alias_host.end()) rename_host(f, it->second);
     if (auto it = alias_host.find(f.peer); it != alias_host.end()) f.peer = it->second;
   }
   for (auto& f : raw)
     if (is_ip_address(f.host))
-      if (auto it = ip_host.find(peer_host(f.host)); it != ip_host.end()) {
-        for (auto& e : f.evidence)
-          if (e.host == f.host) e.host = it->second;
-        f.host = it->second;
-      }
-  std::map<int, std::map<std::string, int>> rank_host_votes;
-  std::map<int, std::map<GpuId, int>> rank_gpu_votes;
-  std::map<std::pair<std::string, int64_t>, std::map<GpuId, int>> pid_gpu_votes;
-  std::map<std::pair<std::string, int64_t>, std::map<int, int>> pid_rank_votes;
-  std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
-  for (const auto& f : raw) {
-    if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
-    if (f.rank >= 0 && f.pid >= 0 && !f.host.empty()) pid_rank_votes[{f.host, f.pid}][f.rank]++;
-    if (f.gpu >= 0 && rules.rules[f.rule].role == Role::context) {
-      if (f.rank >= 0) rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
-      if (f.pid >= 0 && !f.host.empty()) pid_gpu_votes[{f.host, f.pid}][GpuId{f.gpu, f.pci}]++;
-    }
-    if (!f.host.empty() && f.gpu >= 0 && !f.pci.empty()) host_gpu_pci_votes[{f.host, f.gpu}][f.pci]++;
-  }
-  auto rank_host = majority(rank_host_votes);
-  auto rank_gpu = majority(rank_gpu_votes);
-  auto pid_gpu = majority(pid_gpu_votes);
-  auto pid_rank = majority(pid_rank_votes);
-  auto host_gpu_pci = majority(host_gpu_pci_votes);
-  std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
-  for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
+      if (auto it = ip_host.find(peer_host(f.host)); it != ip_host.end()) rename_host(f, it->second);
+  return ip_host;
+}
 
-  // A node list that names none of the hosts the lines name is wrong, not the lines: ignore it.
+// What the lines teach about the job's layout: which host runs which rank, which GPU a rank or a
+// process uses, which PCI address a GPU index has.
+struct Layout {
+  std::map<std::string, std::string> ip_host;
+  std::map<int, std::string> rank_host;
+  std::map<int, GpuId> rank_gpu;
+  std::map<std::pair<std::string, int64_t>, GpuId> pid_gpu;
+  std::map<std::pair<std::string, int64_t>, int> pid_rank;
+  std::map<std::pair<std::string, int>, std::string> host_gpu_pci;
+  std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
+
+  Layout(const std::vector<Finding>& raw, const RuleSet& rules, std::map<std::string, std::string> ips)
+      : ip_host(std::move(ips)) {
+    std::map<int, std::map<std::string, int>> rank_host_votes;
+    std::map<int, std::map<GpuId, int>> rank_gpu_votes;
+    std::map<std::pair<std::string, int64_t>, std::map<GpuId, int>> pid_gpu_votes;
+    std::map<std::pair<std::string, int64_t>, std::map<int, int>> pid_rank_votes;
+    std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
+    for (const auto& f : raw) {
+      if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
+      if (f.rank >= 0 && f.pid >= 0 && !f.host.empty()) pid_rank_votes[{f.host, f.pid}][f.rank]++;
+      if (f.gpu >= 0 && rules.rules[f.rule].role == Role::context) {
+        if (f.rank >= 0) rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
+        if (f.pid >= 0 && !f.host.empty()) pid_gpu_votes[{f.host, f.pid}][GpuId{f.gpu, f.pci}]++;
+      }
+      if (!f.host.empty() && f.gpu >= 0 && !f.pci.empty()) host_gpu_pci_votes[{f.host, f.gpu}][f.pci]++;
+    }
+    rank_host = majority(rank_host_votes);
+    rank_gpu = majority(rank_gpu_votes);
+    pid_gpu = majority(pid_gpu_votes);
+    pid_rank = majority(pid_rank_votes);
+    host_gpu_pci = majority(host_gpu_pci_votes);
+    for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
+  }
+
+  // Fills in what a finding lacks: its host from its rank, its rank from its process, its GPU from
+  // its process or rank (not for a host's memory, disk or scheduler: such a cause names no GPU),
+  // a GPU's PCI address or index from the other, a peer's host from its address.
+  void fill(Finding& f, const Rule& rule) const {
+    if (f.host.empty() && f.rank >= 0)
+      if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;
+    if (f.rank < 0 && f.pid >= 0)
+      if (auto it = pid_rank.find({f.host, f.pid}); it != pid_rank.end()) f.rank = it->second;
+    bool gpu_place = rule.role != Role::cause || rule.family.rfind("accelerator", 0) == 0 || rule.family == "application";
+    if (gpu_place && f.gpu < 0 && f.pid >= 0)
+      if (auto it = pid_gpu.find({f.host, f.pid}); it != pid_gpu.end()) {
+        f.gpu = it->second.gpu;
+        if (f.pci.empty()) f.pci = it->second.pci;
+      }
+    if (gpu_place && f.gpu < 0 && f.rank >= 0)
+      if (auto it = rank_gpu.find(f.rank); it != rank_gpu.end()) {
+        f.gpu = it->second.gpu;
+        if (f.pci.empty()) f.pci = it->second.pci;
+      }
+    if (f.pci.empty() && f.gpu >= 0)
+      if (auto it = host_gpu_pci.find({f.host, f.gpu}); it != host_gpu_pci.end()) f.pci = it->second;
+    if (f.gpu < 0 && !f.pci.empty())
+      if (auto it = host_pci_gpu.find({f.host, f.pci}); it != host_pci_gpu.end()) f.gpu = it->second;
+    if (!f.peer.empty() && is_ip_address(f.peer))
+      if (auto it = ip_host.find(f.peer); it != ip_host.end()) f.peer = it->second;
+    for (auto& e : f.evidence)
+      if (e.host.empty()) e.host = f.host;
+  }
+};
+
+// A node list that names none of the hosts the lines name is wrong, not the lines: those hosts,
+// for the report to say so; empty when the list is usable.
+std::vector<std::string> unmatched_hosts(const std::vector<Finding>& raw, const Workload& workload) {
   std::set<std::string> named;
   for (const auto& f : raw)
     if (!f.host.empty() && !is_ip_address(f.host)) named.insert(f.host);
@@ -132,9 +176,43 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
                       std::any_of(named.begin(), named.end(), [&](const std::string& h) {
                         return std::find(workload.nodes.begin(), workload.nodes.end(), h) != workload.nodes.end();
                       });
-  if (!list_matches) out.unmatched_hosts.assign(named.begin(), named.end());
+  return list_matches ? std::vector<std::string>{} : std::vector<std::string>(named.begin(), named.end());
+}
 
-  // 2. Fill in what each finding lacks.
+// Fold bursts: same rule, host, GPU, rank, peer and process, closer than the rule's burst gap.
+// The process stays apart so that a repeat by another process (a restart, another job) is seen.
+void fold_bursts(std::vector<Finding>& kept, const RuleSet& rules, std::map<std::pair<std::string, std::string>, int64_t>& duplicates) {
+  auto burst_key = [](const Finding& f) { return std::tie(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid); };
+  std::sort(kept.begin(), kept.end(), [&](const Finding& a, const Finding& b) {
+    return burst_key(a) < burst_key(b) || (burst_key(a) == burst_key(b) && sort_key(a, rules) < sort_key(b, rules));
+  });
+  drop_duplicates(kept, duplicates);
+  size_t n = 0;  // kept[0, n) holds the folded findings, compacted in place
+  for (auto& f : kept) {
+    if (n > 0) {
+      Finding& p = kept[n - 1];
+      if (burst_key(p) == burst_key(f) && continues_burst(p, f, rules.rules[f.rule].burst)) {
+        fold_into(p, std::move(f));
+        continue;
+      }
+    }
+    if (&kept[n++] != &f) kept[n - 1] = std::move(f);
+  }
+  kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(n), kept.end());
+}
+
+}  // namespace
+
+Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Workload& workload) {
+  Timeline out;
+  // 1. What the lines teach about the job's layout: other names of hosts first, then the layout
+  // under the names settled.
+  auto ip_host = learn_names(raw);
+  const Layout layout(raw, rules, std::move(ip_host));
+  out.unmatched_hosts = unmatched_hosts(raw, workload);
+  const bool list_matches = out.unmatched_hosts.empty();
+
+  // 2. Fill in what each finding lacks; set aside noise and other jobs' nodes.
   std::vector<Finding> kept;
   kept.reserve(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) raw[i].input_order = i;
@@ -156,54 +234,13 @@ Timeline build_timeline(std::vector<Finding> raw, const RuleSet& rules, const Wo
       }
       f.unlisted = true;
     }
-    if (f.host.empty() && f.rank >= 0)
-      if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;
-    // A process the line names (the OOM killer's victim, an Xid's user) is the rank that process ran.
-    if (f.rank < 0 && f.pid >= 0)
-      if (auto it = pid_rank.find({f.host, f.pid}); it != pid_rank.end()) f.rank = it->second;
-    // A host's memory, disk or scheduler is not a GPU's fault: such a root cause names no GPU.
-    bool gpu_place = rule.role != Role::cause || rule.family.rfind("accelerator", 0) == 0 || rule.family == "application";
-    if (gpu_place && f.gpu < 0 && f.pid >= 0)
-      if (auto it = pid_gpu.find({f.host, f.pid}); it != pid_gpu.end()) {
-        f.gpu = it->second.gpu;
-        if (f.pci.empty()) f.pci = it->second.pci;
-      }
-    if (gpu_place && f.gpu < 0 && f.rank >= 0)
-      if (auto it = rank_gpu.find(f.rank); it != rank_gpu.end()) {
-        f.gpu = it->second.gpu;
-        if (f.pci.empty()) f.pci = it->second.pci;
-      }
-    if (f.pci.empty() && f.gpu >= 0)
-      if (auto it = host_gpu_pci.find({f.host, f.gpu}); it != host_gpu_pci.end()) f.pci = it->second;
-    if (f.gpu < 0 && !f.pci.empty())
-      if (auto it = host_pci_gpu.find({f.host, f.pci}); it != host_pci_gpu.end()) f.gpu = it->second;
-    if (!f.peer.empty() && is_ip_address(f.peer))
-      if (auto it = ip_host.find(f.peer); it != ip_host.end()) f.peer = it->second;
-    for (auto& e : f.evidence)
-      if (e.host.empty()) e.host = f.host;
+    layout.fill(f, rule);
     kept.push_back(std::move(f));
   }
   std::vector<Finding>().swap(raw);  // the findings are held once, in `kept`
 
-  // 3. Fold bursts: same rule, host, GPU, rank, peer and process, closer than the rule's burst gap.
-  // The process stays apart so that a repeat by another process (a restart, another job) is seen.
-  auto burst_key = [](const Finding& f) { return std::tie(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid); };
-  std::sort(kept.begin(), kept.end(), [&](const Finding& a, const Finding& b) {
-    return burst_key(a) < burst_key(b) || (burst_key(a) == burst_key(b) && sort_key(a, rules) < sort_key(b, rules));
-  });
-  drop_duplicates(kept, out.duplicates);
-  size_t n = 0;  // kept[0, n) holds the folded findings, compacted in place
-  for (auto& f : kept) {
-    if (n > 0) {
-      Finding& p = kept[n - 1];
-      if (burst_key(p) == burst_key(f) && continues_burst(p, f, rules.rules[f.rule].burst)) {
-        fold_into(p, std::move(f));
-        continue;
-      }
-    }
-    if (&kept[n++] != &f) kept[n - 1] = std::move(f);
-  }
-  kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(n), kept.end());
+  // 3. Fold bursts, then order by time.
+  fold_bursts(kept, rules, out.duplicates);
   std::sort(kept.begin(), kept.end(),
             [&](const Finding& a, const Finding& b) { return sort_key(a, rules) < sort_key(b, rules); });
   out.findings = std::move(kept);

@@ -19,6 +19,7 @@ std::string_view to_string(Stream s);
 std::string_view to_string(Blame b);
 std::string_view to_string(Confidence c);
 std::optional<Stream> parse_stream_name(std::string_view text);
+constexpr Stream kAllStreams[] = {Stream::applog, Stream::syslog, Stream::scheduler, Stream::metrics};
 std::optional<Blame> parse_blame(std::string_view text);
 std::optional<Confidence> parse_confidence(std::string_view text);
 

@@ -203,42 +203,37 @@ Status check_bundle_dir(const std::string& dir) {
   return Ok{};
 }
 
-Status write_bundle(const std::string& dir, const BundleContents& b) {
-  std::error_code ec;
-  if (auto st = check_bundle_dir(dir); !st) return st;
-  fs::create_directories(dir, ec);
-  if (ec) return make_error(ErrorKind::output, "cannot create the bundle directory: " + ec.message(), dir);
-  Writer w(dir);
-  JsonWriter j;
-  j.begin_object();
-  j.key("request").begin_object();
-  write_optional(j, "job", b.request.job);
-  j.key("logs").begin_array();
-  for (const auto& l : b.request.logs) j.value(l);
-  j.end_array();
-  write_optional(j, "nodes", b.request.nodes);
-  write_optional(j, "start", b.request.start);
-  write_optional(j, "end", b.request.end);
-  write_optional(j, "before", b.request.before);
-  write_optional(j, "after", b.request.after);
-  j.key("now").value(b.request.now).end_object();
-  j.field("config_file", b.config_file);
-  if (!b.config_file.empty()) w.put("config.toml", b.config_text);
-  if (b.static_workload) w.put("static-workload.toml", *b.static_workload);
-  w.put("workload.json", b.workload_json);
+namespace {
 
+void write_request(JsonWriter& j, const BundleRequest& r) {
+  j.key("request").begin_object();
+  write_optional(j, "job", r.job);
+  j.key("logs").begin_array();
+  for (const auto& l : r.logs) j.value(l);
+  j.end_array();
+  write_optional(j, "nodes", r.nodes);
+  write_optional(j, "start", r.start);
+  write_optional(j, "end", r.end);
+  write_optional(j, "before", r.before);
+  write_optional(j, "after", r.after);
+  j.key("now").value(r.now).end_object();
+}
+
+void write_rules(JsonWriter& j, Writer& w, const std::vector<RuleSource>& rules) {
   j.key("rules").begin_array();
-  for (size_t i = 0; i < b.rules.size(); ++i) {
-    std::string rel = rule_file_name(i, b.rules[i].name);
-    w.put(rel, b.rules[i].text);
-    j.begin_object().field("name", b.rules[i].name).field("file", rel).key("user").value(b.rules[i].user).end_object();
+  for (size_t i = 0; i < rules.size(); ++i) {
+    std::string rel = rule_file_name(i, rules[i].name);
+    w.put(rel, rules[i].text);
+    j.begin_object().field("name", rules[i].name).field("file", rel).key("user").value(rules[i].user).end_object();
   }
   j.end_array();
+}
 
+// The scheduler's commands (and which programs were found) and the HTTP exchanges, bodies as files.
+void write_exchanges(JsonWriter& j, Writer& w, const BundleContents& b) {
   j.key("probes").begin_array();
   for (const auto& p : b.probes) j.begin_object().field("program", p.program).key("available").value(p.available).end_object();
   j.end_array();
-
   j.key("commands").begin_array();
   for (size_t i = 0; i < b.commands.size(); ++i) {
     const auto& c = b.commands[i];
@@ -256,7 +251,6 @@ Status write_bundle(const std::string& dir, const BundleContents& b) {
     j.end_object();
   }
   j.end_array();
-
   j.key("http").begin_array();
   for (size_t i = 0; i < b.exchanges.size(); ++i) {
     const auto& e = b.exchanges[i];
@@ -271,9 +265,11 @@ Status write_bundle(const std::string& dir, const BundleContents& b) {
     j.end_object();
   }
   j.end_array();
+}
 
+void write_kube_access(JsonWriter& j, const std::vector<RecordedKubeAccess>& access) {
   j.key("kube_access").begin_array();
-  for (const auto& k : b.kube_access) {
+  for (const auto& k : access) {
     j.begin_object().field("config_key", k.config_key);
     if (k.error) {
       j.key("error").begin_object().key("kind").value(static_cast<int>(k.error->kind)).field("message", k.error->message);
@@ -285,10 +281,13 @@ Status write_bundle(const std::string& dir, const BundleContents& b) {
     j.end_object();
   }
   j.end_array();
+}
 
+// Each listed file with its in-window line extract (files/NNNN.log) and where its lines came from.
+void write_listings(JsonWriter& j, Writer& w, const std::vector<ListedSource>& listings) {
   j.key("listings").begin_array();
   size_t n = 0;
-  for (const auto& l : b.listings) {
+  for (const auto& l : listings) {
     j.begin_object().key("source").value(l.index).key("coverage");
     write_coverage(j, l.coverage);
     j.key("files").begin_array();
@@ -311,13 +310,123 @@ Status write_bundle(const std::string& dir, const BundleContents& b) {
     j.end_array().end_object();
   }
   j.end_array();
-  j.end_object();
-  w.put("bundle.json", j.take() + "\n");
-  return w.finish();
 }
 
-Result<LoadedBundle> read_bundle(const std::string& dir) {
-  LoadedBundle out;
+// Reads a bundle's payloads: a missing or altered file is a problem noted, not an error.
+class BundleReader {
+ public:
+  BundleReader(std::string dir, std::map<std::string, std::string> digests, std::vector<std::string>& problems)
+      : dir_(std::move(dir)), digests_(std::move(digests)), problems_(problems) {}
+
+  std::optional<std::string> payload(const std::string& rel) {
+    // The index is input too: a path leaving the bundle could read any file, or /dev/zero forever.
+    fs::path rp(rel);
+    if (rp.is_absolute() || std::find(rp.begin(), rp.end(), "..") != rp.end()) {
+      problems_.push_back(rel + ": not a path inside the bundle");
+      return std::nullopt;
+    }
+    auto text = read_text_file((fs::path(dir_) / rel).string());
+    if (!text) {
+      problems_.push_back(rel + ": missing from the bundle");
+      return std::nullopt;
+    }
+    auto it = digests_.find(rel);
+    if (it == digests_.end()) problems_.push_back(rel + ": not listed in the manifest");
+    else if (it->second != sha256_hex(*text)) problems_.push_back(rel + ": does not match its digest in the manifest");
+    return std::move(*text);
+  }
+  bool listed(const std::string& rel) const { return digests_.count(rel) > 0; }
+
+  void read_exchanges(element index, BundleContents& b) {
+    for (element p : array_of(index, "probes")) b.probes.push_back(RecordedProbe{str(p, "program"), flag(p, "available")});
+    for (element c : array_of(index, "commands")) {
+      RecordedCommand rc{strings(c, "argv"), std::nullopt, str(c, "error")};
+      if (auto so = opt_str(c, "stdout")) {
+        CommandOutput o;
+        o.exit_code = static_cast<int>(num(c, "exit_code", -1));
+        o.out = payload(*so).value_or("");
+        o.err = payload(str(c, "stderr")).value_or("");
+        rc.output = std::move(o);
+      }
+      b.commands.push_back(std::move(rc));
+    }
+    for (element e : array_of(index, "http")) {
+      RecordedExchange x{str(e, "method"), str(e, "url"), std::nullopt, str(e, "error")};
+      if (auto body = opt_str(e, "body")) x.response = HttpResponse{static_cast<long>(num(e, "status")), payload(*body).value_or("")};
+      b.exchanges.push_back(std::move(x));
+    }
+    for (element k : array_of(index, "kube_access")) {
+      RecordedKubeAccess r{str(k, "config_key"), str(k, "server"), str(k, "namespace"), str(k, "origin"), std::nullopt};
+      element e;
+      if (k["error"].get(e) == simdjson::SUCCESS) {
+        int64_t kind = std::clamp<int64_t>(num(e, "kind"), 0, static_cast<int64_t>(ErrorKind::no_data));
+        r.error = make_error(static_cast<ErrorKind>(kind), str(e, "message"), str(e, "file"), static_cast<long>(num(e, "line")),
+                             str(e, "key"), str(e, "hint"));
+      }
+      b.kube_access.push_back(std::move(r));
+    }
+  }
+
+  InputFile read_file(element f, size_t source) {
+    InputFile in;
+    in.path = str(f, "path");
+    in.source = source;
+    in.host_hint = str(f, "host_hint");
+    in.rank_hint = static_cast<int>(num(f, "rank_hint", -1));
+    auto x = std::make_shared<FileExtract>();
+    x->bytes = num(f, "bytes");
+    x->problem = str(f, "problem");
+    x->failed = flag(f, "failed");
+    int64_t mt;
+    if (f["mtime"].get(mt) == simdjson::SUCCESS) x->mtime = mt;
+    for (element r : array_of(f, "runs")) {
+      simdjson::dom::array a;
+      int64_t v[4] = {0, 0, 1, 0};
+      if (r.get(a) == simdjson::SUCCESS)
+        for (size_t k = 0; k < 4; ++k)
+          if (a.at(k).get(v[k]) != simdjson::SUCCESS) break;
+      x->runs.push_back(LineRun{static_cast<size_t>(v[0]), v[1], v[2], v[3]});
+    }
+    if (auto rel = opt_str(f, "lines")) {
+      if (auto text = payload(*rel)) x->text = std::move(*text);
+      else if (!x->failed) {
+        x->failed = true;
+        x->problem = fmt::format("{}: its lines are missing from the bundle ({})", in.path, *rel);
+      }
+    }
+    in.extract = std::move(x);
+    return in;
+  }
+
+  void read_listings(element index, BundleContents& b) {
+    for (element l : array_of(index, "listings")) {
+      ListedSource ls;
+      ls.index = static_cast<size_t>(num(l, "source"));
+      element c;
+      if (l["coverage"].get(c) != simdjson::SUCCESS) continue;
+      ls.coverage.name = str(c, "name");
+      ls.coverage.kind = str(c, "kind");
+      ls.coverage.status = status_from(str(c, "status"));
+      ls.coverage.reason = str(c, "reason");
+      ls.coverage.records = num(c, "records");
+      ls.coverage.bytes = num(c, "bytes");
+      ls.coverage.files = num(c, "files");
+      ls.coverage.hosts_expected = num(c, "hosts_expected");
+      ls.coverage.hosts_covered = strings(c, "hosts_covered");
+      ls.coverage.problems = strings(c, "problems");
+      for (element f : array_of(l, "files")) ls.files.push_back(read_file(f, ls.index));
+      b.listings.push_back(std::move(ls));
+    }
+  }
+
+ private:
+  std::string dir_;
+  std::map<std::string, std::string> digests_;
+  std::vector<std::string>& problems_;
+};
+
+// The manifest's digests by path; an Error when DIR is not a bundle this version reads.
+Result<std::map<std::string, std::string>> read_manifest(const std::string& dir) {
   auto manifest_text = read_text_file((fs::path(dir) / "manifest.json").string());
   if (!manifest_text)
     return make_error(ErrorKind::usage, "not an evidence bundle: manifest.json is missing", dir, 0, {},
@@ -333,27 +442,39 @@ Result<LoadedBundle> read_bundle(const std::string& dir) {
                       dir, 0, {}, "replay it with the attribution version that recorded it or a newer one");
   std::map<std::string, std::string> digests;
   for (element f : array_of(manifest, "files")) digests[str(f, "path")] = str(f, "sha256");
+  return digests;
+}
 
-  // A payload as found: missing and altered files are problems, not errors.
-  auto payload = [&](const std::string& rel) -> std::optional<std::string> {
-    // The index is input too: a path leaving the bundle could read any file, or /dev/zero forever.
-    fs::path rp(rel);
-    if (rp.is_absolute() || std::find(rp.begin(), rp.end(), "..") != rp.end()) {
-      out.problems.push_back(rel + ": not a path inside the bundle");
-      return std::nullopt;
-    }
-    auto text = read_text_file((fs::path(dir) / rel).string());
-    if (!text) {
-      out.problems.push_back(rel + ": missing from the bundle");
-      return std::nullopt;
-    }
-    auto it = digests.find(rel);
-    if (it == digests.end()) out.problems.push_back(rel + ": not listed in the manifest");
-    else if (it->second != sha256_hex(*text)) out.problems.push_back(rel + ": does not match its digest in the manifest");
-    return std::move(*text);
-  };
+}  // namespace
 
-  auto index_text = payload("bundle.json");
+Status write_bundle(const std::string& dir, const BundleContents& b) {
+  std::error_code ec;
+  if (auto st = check_bundle_dir(dir); !st) return st;
+  fs::create_directories(dir, ec);
+  if (ec) return make_error(ErrorKind::output, "cannot create the bundle directory: " + ec.message(), dir);
+  Writer w(dir);
+  JsonWriter j;
+  j.begin_object();
+  write_request(j, b.request);
+  j.field("config_file", b.config_file);
+  if (!b.config_file.empty()) w.put("config.toml", b.config_text);
+  if (b.static_workload) w.put("static-workload.toml", *b.static_workload);
+  w.put("workload.json", b.workload_json);
+  write_rules(j, w, b.rules);
+  write_exchanges(j, w, b);
+  write_kube_access(j, b.kube_access);
+  write_listings(j, w, b.listings);
+  j.end_object();
+  w.put("bundle.json", j.take() + "\n");
+  return w.finish();
+}
+
+Result<LoadedBundle> read_bundle(const std::string& dir) {
+  LoadedBundle out;
+  std::map<std::string, std::string> digests;
+  ATTRIBUTION_TRY(digests, read_manifest(dir));
+  BundleReader reader(dir, std::move(digests), out.problems);
+  auto index_text = reader.payload("bundle.json");
   simdjson::dom::parser ip;
   element index;
   if (!index_text || ip.parse(simdjson::padded_string(*index_text)).get(index) != simdjson::SUCCESS)
@@ -371,85 +492,13 @@ Result<LoadedBundle> read_bundle(const std::string& dir) {
   b.request.after = opt_str(req, "after");
   b.request.now = num(req, "now");
   b.config_file = str(index, "config_file");
-  if (!b.config_file.empty()) b.config_text = payload("config.toml").value_or("");
-  if (digests.count("static-workload.toml")) b.static_workload = payload("static-workload.toml");
-  b.workload_json = payload("workload.json").value_or("");
+  if (!b.config_file.empty()) b.config_text = reader.payload("config.toml").value_or("");
+  if (reader.listed("static-workload.toml")) b.static_workload = reader.payload("static-workload.toml");
+  b.workload_json = reader.payload("workload.json").value_or("");
   for (element r : array_of(index, "rules"))
-    if (auto text = payload(str(r, "file"))) b.rules.push_back(RuleSource{str(r, "name"), std::move(*text), flag(r, "user")});
-  for (element p : array_of(index, "probes")) b.probes.push_back(RecordedProbe{str(p, "program"), flag(p, "available")});
-  for (element c : array_of(index, "commands")) {
-    RecordedCommand rc{strings(c, "argv"), std::nullopt, str(c, "error")};
-    if (auto so = opt_str(c, "stdout")) {
-      CommandOutput o;
-      o.exit_code = static_cast<int>(num(c, "exit_code", -1));
-      o.out = payload(*so).value_or("");
-      o.err = payload(str(c, "stderr")).value_or("");
-      rc.output = std::move(o);
-    }
-    b.commands.push_back(std::move(rc));
-  }
-  for (element e : array_of(index, "http")) {
-    RecordedExchange x{str(e, "method"), str(e, "url"), std::nullopt, str(e, "error")};
-    if (auto body = opt_str(e, "body")) x.response = HttpResponse{static_cast<long>(num(e, "status")), payload(*body).value_or("")};
-    b.exchanges.push_back(std::move(x));
-  }
-  for (element k : array_of(index, "kube_access")) {
-    RecordedKubeAccess r{str(k, "config_key"), str(k, "server"), str(k, "namespace"), str(k, "origin"), std::nullopt};
-    element e;
-    if (k["error"].get(e) == simdjson::SUCCESS) {
-      int64_t kind = std::clamp<int64_t>(num(e, "kind"), 0, static_cast<int64_t>(ErrorKind::no_data));
-      r.error = make_error(static_cast<ErrorKind>(kind), str(e, "message"), str(e, "file"), static_cast<long>(num(e, "line")),
-                           str(e, "key"), str(e, "hint"));
-    }
-    b.kube_access.push_back(std::move(r));
-  }
-  for (element l : array_of(index, "listings")) {
-    ListedSource ls;
-    ls.index = static_cast<size_t>(num(l, "source"));
-    element c;
-    if (l["coverage"].get(c) != simdjson::SUCCESS) continue;
-    ls.coverage.name = str(c, "name");
-    ls.coverage.kind = str(c, "kind");
-    ls.coverage.status = status_from(str(c, "status"));
-    ls.coverage.reason = str(c, "reason");
-    ls.coverage.records = num(c, "records");
-    ls.coverage.bytes = num(c, "bytes");
-    ls.coverage.files = num(c, "files");
-    ls.coverage.hosts_expected = num(c, "hosts_expected");
-    ls.coverage.hosts_covered = strings(c, "hosts_covered");
-    ls.coverage.problems = strings(c, "problems");
-    for (element f : array_of(l, "files")) {
-      InputFile in;
-      in.path = str(f, "path");
-      in.source = ls.index;
-      in.host_hint = str(f, "host_hint");
-      in.rank_hint = static_cast<int>(num(f, "rank_hint", -1));
-      auto x = std::make_shared<FileExtract>();
-      x->bytes = num(f, "bytes");
-      x->problem = str(f, "problem");
-      x->failed = flag(f, "failed");
-      int64_t mt;
-      if (f["mtime"].get(mt) == simdjson::SUCCESS) x->mtime = mt;
-      for (element r : array_of(f, "runs")) {
-        simdjson::dom::array a;
-        int64_t v[4] = {0, 0, 1, 0};
-        if (r.get(a) == simdjson::SUCCESS)
-          for (size_t k = 0; k < 4; ++k)
-            if (a.at(k).get(v[k]) != simdjson::SUCCESS) break;
-        x->runs.push_back(LineRun{static_cast<size_t>(v[0]), v[1], v[2], v[3]});
-      }
-      if (auto rel = opt_str(f, "lines")) {
-        if (auto text = payload(*rel)) x->text = std::move(*text);
-        else if (!x->failed) {
-          x->failed = true;
-          x->problem = fmt::format("{}: its lines are missing from the bundle ({})", in.path, *rel);
-        }
-      }
-      in.extract = std::move(x);
-      ls.files.push_back(std::move(in));
-    }
-    b.listings.push_back(std::move(ls));
-  }
+    if (auto text = reader.payload(str(r, "file"))) b.rules.push_back(RuleSource{str(r, "name"), std::move(*text), flag(r, "user")});
+  reader.read_exchanges(index, b);
+  reader.read_listings(index, b);
   return out;
 }
 

@@ -7,9 +7,9 @@
 namespace attribution {
 namespace {
 
-size_t add_source(Collection& c, std::string name, std::string kind, std::string stream, TimeZone zone,
+size_t add_source(Collection& c, std::string name, std::string kind, Stream stream, TimeZone zone,
                   std::optional<Micros> boot) {
-  c.sources.push_back(SourceRuntime{name, kind, std::move(stream), zone, boot});
+  c.sources.push_back(SourceRuntime{name, kind, stream, zone, boot});
   SourceCoverage cov;
   cov.name = std::move(name);
   cov.kind = std::move(kind);
@@ -24,7 +24,7 @@ void append(Collection& c, std::vector<InputFile> files) {
 // The scheduler's facts: one inline input in the "scheduler" stream; its problems make it partial.
 void add_scheduler_facts(Collection& c, const Workload& workload) {
   if (workload.facts.empty() && workload.problems.empty()) return;
-  size_t i = add_source(c, workload.scheduler, workload.scheduler, "scheduler", TimeZone::utc(), std::nullopt);
+  size_t i = add_source(c, workload.scheduler, workload.scheduler, Stream::scheduler, TimeZone::utc(), std::nullopt);
   SourceCoverage& cov = c.coverage[i];
   std::string text;
   for (const auto& f : workload.facts) text += f.text + "\n";
@@ -46,14 +46,14 @@ Collection collect(const Config& config, const Workload& workload, const std::ve
   FileLister& lister = transports.files ? *transports.files : local_files();
   Collection c;
   if (!adhoc_logs.empty()) {
-    size_t i = add_source(c, "logs", "files", "applog", config.timezone, std::nullopt);
+    size_t i = add_source(c, "logs", "files", Stream::applog, config.timezone, std::nullopt);
     c.sources[i].syslog_by_file_name = true;
     append(c, lister.list_adhoc(adhoc_logs, i, workload, c.coverage[i]));
   }
   add_scheduler_facts(c, workload);
   if (adhoc_logs.empty() && !workload.log_paths.empty()) {
     // The job's own stdout/stderr: what a login-node user has without any configuration.
-    size_t i = add_source(c, "job-output", "files", "applog", config.timezone, std::nullopt);
+    size_t i = add_source(c, "job-output", "files", Stream::applog, config.timezone, std::nullopt);
     append(c, lister.list(FileGlobs{workload.log_paths, {}, config.base_dir}, i, workload, c.coverage[i]));
   }
   const CollectContext context{workload, metrics, transports};

@@ -43,7 +43,7 @@ paths = ["absent/*.log"]
   REQUIRE(c.files.size() == 2);
   CHECK(c.files[0].source == 0);
   CHECK(c.files[1].rank_hint == 8);
-  CHECK(c.sources[0].stream == "applog");
+  CHECK(c.sources[0].stream == Stream::applog);
 }
 
 TEST_CASE("collect: --logs replaces configured file sources but keeps the others") {

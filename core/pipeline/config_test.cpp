@@ -44,7 +44,7 @@ url = "http://loki:3100"
   CHECK(c->before == 20 * 60 * kMicrosPerSecond);
   CHECK(c->timezone.name() == "+08:00");
   REQUIRE(c->sources.size() == 3);
-  CHECK(c->sources[1].settings->stream == "syslog");
+  CHECK(c->sources[1].settings->stream == Stream::syslog);
   const auto& kernel = static_cast<const FilesSettings&>(*c->sources[1].settings);
   CHECK(kernel.globs.paths == std::vector<std::string>{"kern/{host}.log.gz"});
   CHECK(kernel.globs.base_dir == "/etc/x");
@@ -109,7 +109,7 @@ TEST_CASE("prometheus source: url required, durations, host labels and map") {
                          "c.toml");
   REQUIRE(ok);
   const auto& s = static_cast<const PrometheusSettings&>(*ok->sources[0].settings);
-  CHECK(s.stream == "metrics");
+  CHECK(s.stream == Stream::metrics);
   CHECK(s.step == 30 * kMicrosPerSecond);
   CHECK(s.host_labels == std::vector<std::string>{"instance"});
   CHECK(s.host_map.at("10.0.0.13") == "node03");
@@ -125,10 +125,10 @@ TEST_CASE("a source's stream is one the rules read; pod logs are never the sched
   };
   auto files = stream_of("kind = \"files\"\npaths = [\"x\"]\nstream = \"scheduler\"\n");
   REQUIRE(files);
-  CHECK(files->sources[0].settings->stream == "scheduler");
+  CHECK(files->sources[0].settings->stream == Stream::scheduler);
   auto loki = stream_of("kind = \"loki\"\nurl = \"http://l\"\nstream = \"syslog\"\n");
   REQUIRE(loki);
-  CHECK(loki->sources[0].settings->stream == "syslog");
+  CHECK(loki->sources[0].settings->stream == Stream::syslog);
   auto pods = stream_of("kind = \"kubernetes\"\nstream = \"scheduler\"\n");
   REQUIRE_FALSE(pods);
   CHECK(pods.error().message == "stream 'scheduler' is not one of applog, syslog");

@@ -29,7 +29,7 @@ std::string render_markdown(const Report& r) {
   line("## Outcome");
   line("");
   line(fmt::format("- **Category:** `{}` (family `{}`)", out.category, out.family));
-  line(fmt::format("- **Blame:** {}; **confidence:** {}", out.blame, out.confidence));
+  line(fmt::format("- **Blame:** {}; **confidence:** {}", to_string(out.blame), to_string(out.confidence)));
   for (const auto& c : out.caveats) line(fmt::format("- **Caveat:** {}", cell(c)));
   line(fmt::format("- **Summary:** {}", cell(out.summary)));
   line(fmt::format("- **Action:** {}", cell(out.action)));
@@ -44,7 +44,7 @@ std::string render_markdown(const Report& r) {
     for (const auto& rc : r.root_causes)
       line(fmt::format("| {} | {} | {} (`{}`) | {} / {} | {} | {} | {} | {} | {} |", rc.id,
                        cell(where(rc)), cell(rc.title), rc.rule, rc.family, rc.category,
-                       rc.blame, short_time(rc.first_seen, rc.time_inferred), rc.count, rc.explains,
+                       to_string(rc.blame), short_time(rc.first_seen, rc.time_inferred), rc.count, rc.explains,
                        join_strings(rc.evidence, 6)));
   }
   line("");

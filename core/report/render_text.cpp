@@ -115,7 +115,7 @@ std::string render_text(const Report& r, size_t width) {
   o.line(head, 2);
   line("");
   const Outcome& out = r.outcome;
-  field("OUTCOME", fmt::format("{} ({}); blame {}; confidence {}", out.category, out.family, out.blame, out.confidence));
+  field("OUTCOME", fmt::format("{} ({}); blame {}; confidence {}", out.category, out.family, to_string(out.blame), to_string(out.confidence)));
   if (!out.caveats.empty()) field("CAVEATS", fmt::format("{}", fmt::join(out.caveats, "; ")));
   if (!r.root_causes.empty()) {
     const auto& top = r.root_causes.front();
@@ -133,7 +133,7 @@ std::string render_text(const Report& r, size_t width) {
     line("Root causes");
     for (const auto& rc : r.root_causes) {
       o.line(fmt::format("  {}  {}  {}  [{}/{}, blame {}, confidence {}]", rc.id, where(rc),
-                         rc.title, rc.family, rc.category, rc.blame, rc.confidence), 6);
+                         rc.title, rc.family, rc.category, to_string(rc.blame), to_string(rc.confidence)), 6);
       o.line(fmt::format("      rule {}; {} line(s) {} .. {}; explains {}; evidence {}", rc.rule, rc.count,
                          short_time(rc.first_seen, rc.time_inferred), short_time(rc.last_seen, rc.time_inferred),
                          rc.explains, join_strings(rc.evidence, 6)), 6);

@@ -157,45 +157,37 @@ void weigh_evidence(Report& r, const EvidenceFacts& facts) {
   if (facts.year_inferred)
     o.caveats.push_back("the year of year-less timestamps is inferred: neither the window nor a full-year time in the "
                         "logs gives it (pass --start/--end)");
-  static const std::vector<std::string> levels{"low", "medium", "high"};
-  auto at = std::find(levels.begin(), levels.end(), o.confidence);
-  if (at == levels.end()) return;
-  o.confidence = levels[static_cast<size_t>(std::max<std::ptrdiff_t>(0, (at - levels.begin()) -
-                                                                        static_cast<std::ptrdiff_t>(o.caveats.size())))];
+  // Each caveat lowers the confidence one step, down to low.
+  int level = static_cast<int>(o.confidence) - static_cast<int>(o.caveats.size());
+  o.confidence = static_cast<Confidence>(std::max(level, static_cast<int>(Confidence::low)));
 }
 
-}  // namespace
 
-Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, const RuleSet& rules,
-                    std::vector<SourceCoverage> sources, const EvidenceFacts& facts) {
-  Report r;
-  r.tool_version = ATTRIBUTION_VERSION;
-  r.workload = w;
-  r.rule_count = rules.rules.size();
-  r.ruleset_digest = rules.digest;
-  r.benign_lines = t.benign;
-  r.other_host_lines = t.other_hosts;
-  note_duplicates(t.duplicates, sources);
-  const auto& F = t.findings;
+// What every section adds evidence to: the pool that numbers it once, in first-use order.
+struct ReportBuilder {
+  const Timeline& t;
+  const Diagnosis& d;
+  const RuleSet& rules;
+  Report& r;
   EvidencePool pool;
-  auto evidence_of = [&](const Finding& f, std::vector<std::string>& keys) {
-    for (const auto& e : f.evidence) keys.push_back(pool.add(e));
-  };
-
-  // Root causes, in the resolver's order.
   std::set<std::string> root_hosts;
-  for (size_t i = 0; i < d.roots.size(); ++i) {
-    const Finding& f = F[d.roots[i].finding];
+
+  void evidence_of(const Finding& f, std::vector<std::string>& keys) {
+    for (const auto& e : f.evidence) keys.push_back(pool.add(e));
+  }
+
+  ReportRootCause root_cause(size_t i) {
+    const Finding& f = t.findings[d.roots[i].finding];
     const Rule& rule = rules.rules[f.rule];
     const std::string& host = d.roots[i].host;
-    ReportRootCause rc{fmt::format("R{}", i + 1), rule.id, rule.title, rule.category, rule.family, rule.blame,
-                       rule.confidence, rule.action, host, f.pci, f.gpu, f.rank, f.pid, {}, {}, f.first_seen,
-                       f.last_seen, f.time_inferred, f.count, static_cast<int64_t>(d.roots[i].explained.size()), false,
-                       {}, {}};
+    ReportRootCause rc{fmt::format("R{}", i + 1), rule.id, rule.title, rule.category, rule.family,
+                       rule.blame.value_or(Blame::unknown), rule.confidence, rule.action, host, f.pci, f.gpu, f.rank,
+                       f.pid, {}, {}, f.first_seen, f.last_seen, f.time_inferred, f.count,
+                       static_cast<int64_t>(d.roots[i].explained.size()), false, {}, {}};
     if (auto it = f.fields.find("comm"); it != f.fields.end()) rc.process = it->second;
     rc.message = own_words(f.evidence.front().text);
     if (rule.fallback) {
-      rc.confidence = "low";
+      rc.confidence = Confidence::low;
       rc.detail = "a weak cause: it is the root cause only because nothing stronger was found";
     }
     if (host != f.host) rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is the peer its symptoms name";
@@ -209,11 +201,11 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
       rc.detail = d.roots[i].repeated;
     }
     evidence_of(f, rc.evidence);
-    r.root_causes.push_back(std::move(rc));
-    if (!host.empty()) root_hosts.insert(host);
+    return rc;
   }
-  if (d.localisation) {
-    const Localisation& l = *d.localisation;
+
+  ReportRootCause localised(const Localisation& l) {
+    const auto& F = t.findings;
     ReportRootCause rc;
     rc.id = "R1";
     rc.rule = "localisation." + l.kind;
@@ -221,7 +213,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
     rc.category = l.category;
     rc.family = l.family;
     rc.blame = l.blame;
-    rc.confidence = "low";
+    rc.confidence = Confidence::low;
     rc.host = l.host;
     rc.rank = l.rank;
     rc.localised = true;
@@ -241,139 +233,183 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
         evidence_of(F[fi], rc.evidence);
       }
     }
-    r.root_causes.push_back(std::move(rc));
-    if (!l.host.empty()) root_hosts.insert(l.host);
+    return rc;
   }
 
-  // A root's fault seen again by another rule or source (a metric and a log line) adds its evidence.
-  for (const Link& link : d.links)
-    if (link.same_fault && link.root) evidence_of(F[link.finding], r.root_causes[*link.root].evidence);
-
-  // Symptoms grouped by rule and root.
-  std::map<std::pair<std::string, std::string>, ReportSymptom> groups;
-  for (const Link& link : d.links) {
-    const Finding& f = F[link.finding];
-    const Rule& rule = rules.rules[f.rule];
-    std::string root = link.root ? r.root_causes[*link.root].id : "";
-    auto [it, fresh] = groups.try_emplace({rule.id, root});
-    ReportSymptom& s = it->second;
-    if (fresh) {
-      s.rule = rule.id;
-      s.title = rule.title;
-      s.role = std::string(to_string(rule.role));
-      s.first_seen = f.first_seen;
-      s.time_inferred = f.time_inferred;
-      s.explained_by = root;
-      s.why = link.why;
+  // Root causes, in the resolver's order; a root's fault seen again by another rule or source (a
+  // metric and a log line) adds its evidence.
+  void add_root_causes() {
+    for (size_t i = 0; i < d.roots.size(); ++i) {
+      r.root_causes.push_back(root_cause(i));
+      if (!d.roots[i].host.empty()) root_hosts.insert(d.roots[i].host);
     }
-    if (!f.time_inferred && (s.time_inferred || f.first_seen < s.first_seen)) s.first_seen = f.first_seen, s.time_inferred = false;
-    s.count += f.count;
-    if (!f.host.empty()) s.hosts.push_back(f.host);
-    if (f.rank >= 0) s.ranks.push_back(f.rank);
-    if (s.evidence.size() < kEvidencePerSymptom) evidence_of(f, s.evidence);
+    if (d.localisation) {
+      r.root_causes.push_back(localised(*d.localisation));
+      if (!d.localisation->host.empty()) root_hosts.insert(d.localisation->host);
+    }
+    for (const Link& link : d.links)
+      if (link.same_fault && link.root) evidence_of(t.findings[link.finding], r.root_causes[*link.root].evidence);
   }
-  for (auto& [k, s] : groups) {
-    std::sort(s.hosts.begin(), s.hosts.end());
-    s.hosts.erase(std::unique(s.hosts.begin(), s.hosts.end()), s.hosts.end());
-    std::sort(s.ranks.begin(), s.ranks.end());
-    s.ranks.erase(std::unique(s.ranks.begin(), s.ranks.end()), s.ranks.end());
-    if (s.evidence.size() > kEvidencePerSymptom) s.evidence.resize(kEvidencePerSymptom);
-    r.symptoms.push_back(std::move(s));
-  }
-  // Explained first (by root), then unexplained; within, most lines first, then rule id.
-  std::sort(r.symptoms.begin(), r.symptoms.end(), [](const ReportSymptom& a, const ReportSymptom& b) {
-    return std::make_tuple(a.explained_by.empty(), a.explained_by.size(), a.explained_by, -a.count, a.rule) <
-           std::make_tuple(b.explained_by.empty(), b.explained_by.size(), b.explained_by, -b.count, b.rule);
-  });
 
-  auto ids = pool.finish(&r.evidence);
-  for (auto& rc : r.root_causes) rename(rc.evidence, ids);
-  for (auto& s : r.symptoms) rename(s.evidence, ids);
+  // Symptoms grouped by rule and root: explained first (by root), then unexplained; within, most
+  // lines first, then rule id.
+  void add_symptoms() {
+    std::map<std::pair<std::string, std::string>, ReportSymptom> groups;
+    for (const Link& link : d.links) {
+      const Finding& f = t.findings[link.finding];
+      const Rule& rule = rules.rules[f.rule];
+      std::string root = link.root ? r.root_causes[*link.root].id : "";
+      auto [it, fresh] = groups.try_emplace({rule.id, root});
+      ReportSymptom& s = it->second;
+      if (fresh) {
+        s.rule = rule.id;
+        s.title = rule.title;
+        s.role = std::string(to_string(rule.role));
+        s.first_seen = f.first_seen;
+        s.time_inferred = f.time_inferred;
+        s.explained_by = root;
+        s.why = link.why;
+      }
+      if (!f.time_inferred && (s.time_inferred || f.first_seen < s.first_seen)) s.first_seen = f.first_seen, s.time_inferred = false;
+      s.count += f.count;
+      if (!f.host.empty()) s.hosts.push_back(f.host);
+      if (f.rank >= 0) s.ranks.push_back(f.rank);
+      if (s.evidence.size() < kEvidencePerSymptom) evidence_of(f, s.evidence);
+    }
+    for (auto& [k, s] : groups) {
+      std::sort(s.hosts.begin(), s.hosts.end());
+      s.hosts.erase(std::unique(s.hosts.begin(), s.hosts.end()), s.hosts.end());
+      std::sort(s.ranks.begin(), s.ranks.end());
+      s.ranks.erase(std::unique(s.ranks.begin(), s.ranks.end()), s.ranks.end());
+      if (s.evidence.size() > kEvidencePerSymptom) s.evidence.resize(kEvidencePerSymptom);
+      r.symptoms.push_back(std::move(s));
+    }
+    std::sort(r.symptoms.begin(), r.symptoms.end(), [](const ReportSymptom& a, const ReportSymptom& b) {
+      return std::make_tuple(a.explained_by.empty(), a.explained_by.size(), a.explained_by, -a.count, a.rule) <
+             std::make_tuple(b.explained_by.empty(), b.explained_by.size(), b.explained_by, -b.count, b.rule);
+    });
+  }
+
+  // Evidence ids in first-use order, written into every reference.
+  void number_evidence() {
+    auto ids = pool.finish(&r.evidence);
+    for (auto& rc : r.root_causes) rename(rc.evidence, ids);
+    for (auto& s : r.symptoms) rename(s.evidence, ids);
+  }
 
   // Affected nodes: every workload node (or every host seen, without a node list).
-  std::map<std::string, AffectedNode> nodes;
-  for (const auto& h : w.nodes) nodes[h].host = h;
-  std::set<std::string> covered;
-  for (const auto& s : sources)
-    for (const auto& h : s.hosts_covered) covered.insert(h);
-  for (const auto& f : F) {
-    if (f.host.empty()) continue;
-    if (!w.nodes.empty() && !nodes.count(f.host) && !f.unlisted && facts.unmatched_hosts.empty()) continue;
-    AffectedNode& n = nodes[f.host];
-    n.host = f.host;
-    n.findings += f.count;
-    if (f.rank >= 0) n.ranks.push_back(f.rank);
-  }
-  std::set<size_t> root_findings;
-  for (const auto& rc : d.roots) root_findings.insert(rc.finding);
-  for (size_t i : root_findings) {
-    const Finding& f = F[i];
-    if (nodes.count(f.host) && (f.gpu >= 0 || !f.pci.empty()))
-      nodes[f.host].gpus.push_back(!f.pci.empty() ? f.pci : std::to_string(f.gpu));
-  }
-  for (auto& [h, n] : nodes) {
-    std::sort(n.ranks.begin(), n.ranks.end());
-    n.ranks.erase(std::unique(n.ranks.begin(), n.ranks.end()), n.ranks.end());
-    std::sort(n.gpus.begin(), n.gpus.end());
-    n.gpus.erase(std::unique(n.gpus.begin(), n.gpus.end()), n.gpus.end());
-    if (root_hosts.count(h)) n.role = "root_cause";
-    else if (n.findings > 0) n.role = "symptomatic";
-    else if (covered.count(h)) n.role = "clean";
-    else n.role = "no_data";
-    r.affected_nodes.push_back(n);
-  }
-
-  // Outcome from the top root cause.
-  Outcome& o = r.outcome;
-  if (!r.root_causes.empty()) {
-    const ReportRootCause& top = r.root_causes.front();
-    o.category = top.category;
-    o.family = top.family;
-    o.blame = top.blame;
-    o.confidence = top.confidence;
-    o.action = top.action;
-    int64_t explained = 0;
-    std::set<std::string> symptom_hosts;
-    for (const auto& s : r.symptoms)
-      if (s.explained_by == top.id) {
-        explained += s.count;
-        symptom_hosts.insert(s.hosts.begin(), s.hosts.end());
-      }
-    if (top.localised) {
-      o.summary = fmt::format("No fault signature found; {}.", lower_first(top.title));
-    } else {
-      o.summary = fmt::format("{} on {} is the root cause", top.title, where(top));
-      if (explained > 0)
-        o.summary += fmt::format("; {} later error line(s) on {} node(s) are its symptoms", explained, symptom_hosts.size());
-      o.summary += ".";
+  void add_affected_nodes(const std::vector<SourceCoverage>& sources, const EvidenceFacts& facts) {
+    const Workload& w = r.workload;
+    std::map<std::string, AffectedNode> nodes;
+    for (const auto& h : w.nodes) nodes[h].host = h;
+    std::set<std::string> covered;
+    for (const auto& s : sources)
+      for (const auto& h : s.hosts_covered) covered.insert(h);
+    for (const auto& f : t.findings) {
+      if (f.host.empty()) continue;
+      if (!w.nodes.empty() && !nodes.count(f.host) && !f.unlisted && facts.unmatched_hosts.empty()) continue;
+      AffectedNode& n = nodes[f.host];
+      n.host = f.host;
+      n.findings += f.count;
+      if (f.rank >= 0) n.ranks.push_back(f.rank);
     }
-    if (r.root_causes.size() > 1 && !top.localised)
-      o.summary += fmt::format(" {} other independent cause(s) are listed.", r.root_causes.size() - 1);
-    for (const auto& rc : r.root_causes)
-      if (rc.blame == "infrastructure" && !rc.host.empty() && !rc.localised) o.exclude_nodes.push_back(rc.host);
-    std::sort(o.exclude_nodes.begin(), o.exclude_nodes.end());
-    o.exclude_nodes.erase(std::unique(o.exclude_nodes.begin(), o.exclude_nodes.end()), o.exclude_nodes.end());
-  } else {
+    std::set<size_t> root_findings;
+    for (const auto& rc : d.roots) root_findings.insert(rc.finding);
+    for (size_t i : root_findings) {
+      const Finding& f = t.findings[i];
+      if (nodes.count(f.host) && (f.gpu >= 0 || !f.pci.empty()))
+        nodes[f.host].gpus.push_back(!f.pci.empty() ? f.pci : std::to_string(f.gpu));
+    }
+    for (auto& [h, n] : nodes) {
+      std::sort(n.ranks.begin(), n.ranks.end());
+      n.ranks.erase(std::unique(n.ranks.begin(), n.ranks.end()), n.ranks.end());
+      std::sort(n.gpus.begin(), n.gpus.end());
+      n.gpus.erase(std::unique(n.gpus.begin(), n.gpus.end()), n.gpus.end());
+      if (root_hosts.count(h)) n.role = "root_cause";
+      else if (n.findings > 0) n.role = "symptomatic";
+      else if (covered.count(h)) n.role = "clean";
+      else n.role = "no_data";
+      r.affected_nodes.push_back(n);
+    }
+  }
+};
+
+// The outcome from the top root cause, or none found.
+Outcome outcome_of(const Report& r) {
+  Outcome o;
+  if (r.root_causes.empty()) {
     o.category = "no_failure_signature";
     o.family = "unknown";
-    o.blame = "unknown";
-    o.confidence = "low";
+    o.blame = Blame::unknown;
+    o.confidence = Confidence::low;
     int64_t n = 0;
     for (const auto& s : r.symptoms) n += s.count;
     o.summary = n ? fmt::format("{} error line(s) were found but none is a known cause, and they do not localise a suspect.", n)
                   : "No failure signature was found in the collected logs.";
     o.action = "Check the sources section for missing data; add sources or rules for this failure.";
+    return o;
   }
+  const ReportRootCause& top = r.root_causes.front();
+  o.category = top.category;
+  o.family = top.family;
+  o.blame = top.blame;
+  o.confidence = top.confidence;
+  o.action = top.action;
+  int64_t explained = 0;
+  std::set<std::string> symptom_hosts;
+  for (const auto& s : r.symptoms)
+    if (s.explained_by == top.id) {
+      explained += s.count;
+      symptom_hosts.insert(s.hosts.begin(), s.hosts.end());
+    }
+  if (top.localised) {
+    o.summary = fmt::format("No fault signature found; {}.", lower_first(top.title));
+  } else {
+    o.summary = fmt::format("{} on {} is the root cause", top.title, where(top));
+    if (explained > 0)
+      o.summary += fmt::format("; {} later error line(s) on {} node(s) are its symptoms", explained, symptom_hosts.size());
+    o.summary += ".";
+  }
+  if (r.root_causes.size() > 1 && !top.localised)
+    o.summary += fmt::format(" {} other independent cause(s) are listed.", r.root_causes.size() - 1);
+  for (const auto& rc : r.root_causes)
+    if (rc.blame == Blame::infrastructure && !rc.host.empty() && !rc.localised) o.exclude_nodes.push_back(rc.host);
+  std::sort(o.exclude_nodes.begin(), o.exclude_nodes.end());
+  o.exclude_nodes.erase(std::unique(o.exclude_nodes.begin(), o.exclude_nodes.end()), o.exclude_nodes.end());
+  return o;
+}
 
-  // Inputs digest: each source's coverage and every kept line, so equal inputs give equal digests.
+// Each source's coverage and every kept line, so equal inputs give equal digests.
+std::string inputs_digest(const std::vector<SourceCoverage>& sources, const std::vector<Finding>& findings) {
   Sha256 dig;
   for (const auto& s : sources) dig.update(fmt::format("{}|{}|{}|{}|{}\n", s.name, s.kind, s.files, s.bytes, s.records));
-  for (const auto& f : F)
+  for (const auto& f : findings)
     for (const auto& e : f.evidence) dig.update(e.location).update("\x1f").update(e.text).update("\n");
-  r.inputs_digest = dig.hex();
+  return dig.hex();
+}
+
+}  // namespace
+
+Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, const RuleSet& rules,
+                    std::vector<SourceCoverage> sources, const EvidenceFacts& facts) {
+  Report r;
+  r.tool_version = ATTRIBUTION_VERSION;
+  r.workload = w;
+  r.rule_count = rules.rules.size();
+  r.ruleset_digest = rules.digest;
+  r.benign_lines = t.benign;
+  r.other_host_lines = t.other_hosts;
+  note_duplicates(t.duplicates, sources);
+  ReportBuilder b{t, d, rules, r, {}, {}};
+  b.add_root_causes();
+  b.add_symptoms();
+  b.number_evidence();
+  b.add_affected_nodes(sources, facts);
+  r.outcome = outcome_of(r);
+  r.inputs_digest = inputs_digest(sources, t.findings);
   int64_t bytes = 0;
   for (const auto& s : sources) bytes += s.bytes;
-  r.usable_data = bytes > 0 || !F.empty();
+  r.usable_data = bytes > 0 || !t.findings.empty();
   r.limits = limits_of(r.evidence, sources);
   r.sources = std::move(sources);
   weigh_evidence(r, facts);

@@ -37,7 +37,10 @@ struct Limits {
 };
 
 struct ReportRootCause {
-  std::string id, rule, title, category, family, blame, confidence, action;
+  std::string id, rule, title, category, family;
+  Blame blame = Blame::unknown;
+  Confidence confidence = Confidence::low;
+  std::string action;
   std::string host, pci;
   int gpu = -1, rank = -1;
   int64_t pid = -1;     // the process the line names or that printed it
@@ -72,7 +75,11 @@ struct AffectedNode {
 };
 
 struct Outcome {
-  std::string category, family, blame, summary, confidence, action;
+  std::string category, family;
+  Blame blame = Blame::unknown;
+  std::string summary;
+  Confidence confidence = Confidence::low;
+  std::string action;
   std::vector<std::string> exclude_nodes;
   // Why the confidence is lower than the top root cause's rule gives: gaps in the evidence (a
   // source that failed or gave nothing, nodes without data, an inferred year).

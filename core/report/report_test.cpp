@@ -50,7 +50,7 @@ TEST_CASE("report model: outcome from the top root cause / nodes by role / evide
   Report r = sample_report();
   CHECK(r.outcome.category == "gpu_fallen_off_bus");
   CHECK(r.outcome.family == "accelerator-gpu");
-  CHECK(r.outcome.blame == "infrastructure");
+  CHECK(r.outcome.blame == Blame::infrastructure);
   CHECK(r.outcome.exclude_nodes == std::vector<std::string>{"node3"});
   CHECK(r.outcome.summary.find("node3") != std::string::npos);
   REQUIRE(r.root_causes.size() == 1);

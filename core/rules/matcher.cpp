@@ -59,7 +59,7 @@ bool Matcher::has_literal(int index, std::string_view line) const {
   return false;
 }
 
-void Matcher::match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const {
+void Matcher::match_line(std::string_view line, Stream stream, std::vector<int>* hits) const {
   hits->clear();
   thread_local std::vector<int> set_hits;  // reused: no allocation per candidate line
   set_hits.clear();
@@ -71,10 +71,21 @@ void Matcher::match_line(std::string_view line, std::string_view stream, std::ve
   std::sort(hits->begin(), hits->end());
 }
 
-void Matcher::block_triggers(std::string_view line, std::string_view stream, std::vector<int>* hits) const {
+void Matcher::block_triggers(std::string_view line, Stream stream, std::vector<int>* hits) const {
   hits->clear();
   for (int idx : block_rules_)
     if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line)) hits->push_back(idx);
+}
+
+void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {
+  match_line(line, stream, hits);
+  block_triggers(line, stream, blocks);
+  for (int r : *hits)
+    if (rules_.rules[r].role == Role::benign) {
+      *hits = {r};
+      blocks->clear();
+      return;
+    }
 }
 
 bool Matcher::captures(int index, std::string_view text, std::map<std::string, std::string>* out) const {

@@ -27,9 +27,13 @@ class Matcher {
   // The longest literal's length: how far windows of a search must overlap.
   size_t longest_literal() const { return longest_literal_; }
   // Indices (into RuleSet::rules) of single-line rules reading `stream` that match `line`.
-  void match_line(std::string_view line, std::string_view stream, std::vector<int>* hits) const;
+  void match_line(std::string_view line, Stream stream, std::vector<int>* hits) const;
   // Multi-line rules whose literal is on `line` (their pattern runs on the joined block).
-  void block_triggers(std::string_view line, std::string_view stream, std::vector<int>* hits) const;
+  void block_triggers(std::string_view line, Stream stream, std::vector<int>* hits) const;
+  // What the scan reads a line as: its single-line rule hits and its block triggers, except that a
+  // line a benign rule knows is noise whatever else it looks like (then `hits` is that rule alone
+  // and `blocks` is empty). `rules match` shows the same.
+  void line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const;
   // Named captures of rule `index` on `text`; false if it does not match.
   bool captures(int index, std::string_view text, std::map<std::string, std::string>* out) const;
   const RuleSet& rules() const { return rules_; }

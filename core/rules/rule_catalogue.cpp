@@ -26,7 +26,7 @@ std::string streams(const Rule& r) {
   std::string out;
   for (const auto& s : r.streams) {
     if (!out.empty()) out += ", ";
-    out += s;
+    out += to_string(s);
   }
   return out;
 }
@@ -81,12 +81,12 @@ std::string render_rule_catalogue(const RuleSet& rules) {
                                           r->category.empty() ? "-" : r->category);
       if (r->repeated)
         fam += fmt::format("; from {}+ processes on one GPU only: {} / {}, blame {}", r->repeated->processes,
-                           r->repeated->family, r->repeated->category, r->repeated->blame);
+                           r->repeated->family, r->repeated->category, to_string(r->repeated->blame));
       std::string title = r->title;
       for (const auto& c : r->when) title += fmt::format(" (when {})", to_string(c));
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(r->id), cell(title), cell(fam),
-                         to_string(r->role), cell(r->blame), streams(*r), cause ? std::to_string(r->priority) : "-",
-                         cause ? cell(r->confidence) : "-", cell(r->action));
+                         to_string(r->role), r->blame ? cell(to_string(*r->blame)) : "-", streams(*r), cause ? std::to_string(r->priority) : "-",
+                         cause ? cell(to_string(r->confidence)) : "-", cell(r->action));
     }
     out += "\n";
   }

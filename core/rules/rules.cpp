@@ -38,7 +38,7 @@ std::string_view to_string(Scope s) {
   return "?";
 }
 
-bool Rule::reads_stream(std::string_view stream) const {
+bool Rule::reads_stream(Stream stream) const {
   return streams.empty() || std::find(streams.begin(), streams.end(), stream) != streams.end();
 }
 
@@ -83,13 +83,28 @@ Result<Micros> duration_field(const TomlReader& r, std::string_view key, Micros 
   return *d;
 }
 
-Status check_labels(const TomlReader& r, const std::string& family, const std::string& blame, const std::string& confidence) {
+Status check_family(const TomlReader& r, const std::string& family) {
   if (!family.empty() && !kFamilies.count(family))
     return r.error("family", fmt::format("family '{}' is not a known family", family), "see docs/rules.md for the list");
-  if (!blame.empty() && blame != "infrastructure" && blame != "application" && blame != "scheduler" && blame != "unknown")
-    return r.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", blame));
-  if (confidence != "high" && confidence != "medium" && confidence != "low")
-    return r.error("confidence", "confidence must be high, medium or low");
+  return Ok{};
+}
+
+// `blame` and `confidence`, parsed into their enums here and nowhere else; absent keys leave `out`.
+Status read_blame(const TomlReader& r, std::optional<Blame>& out) {
+  auto v = r.str("blame");
+  if (!v) return v.error();
+  if (!v.value()) return Ok{};
+  out = parse_blame(**v);
+  if (!out) return r.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", **v));
+  return Ok{};
+}
+
+Status read_confidence(const TomlReader& r, std::optional<Confidence>& out) {
+  auto v = r.str("confidence");
+  if (!v) return v.error();
+  if (!v.value()) return Ok{};
+  out = parse_confidence(**v);
+  if (!out) return r.error("confidence", "confidence must be high, medium or low");
   return Ok{};
 }
 
@@ -100,15 +115,20 @@ Result<Repeated> parse_repeated(const TomlReader& rr, const toml::node& node, co
   if (rule.role != Role::cause) return rr.error("repeated", "only a cause is read differently when it repeats");
   TomlReader r(*t, rr.file(), "rule " + rule.id + ".repeated");
   if (auto st = r.only_keys({"processes", "category", "family", "blame", "confidence", "action"}); !st) return st.error();
-  Repeated rep{2, rule.category, rule.family, rule.blame, rule.confidence, rule.action};
+  Repeated rep{2, rule.category, rule.family, rule.blame.value_or(Blame::unknown), rule.confidence, rule.action};
   for (auto [key, out] : std::initializer_list<std::pair<const char*, std::string*>>{
-           {"category", &rep.category}, {"family", &rep.family}, {"blame", &rep.blame},
-           {"confidence", &rep.confidence}, {"action", &rep.action}}) {
+           {"category", &rep.category}, {"family", &rep.family}, {"action", &rep.action}}) {
     auto v = r.str(key);
     if (!v) return v.error();
     if (v.value()) *out = **v;
   }
-  if (auto st = check_labels(r, rep.family, rep.blame, rep.confidence); !st) return st.error();
+  if (auto st = check_family(r, rep.family); !st) return st.error();
+  std::optional<Blame> blame;
+  std::optional<Confidence> confidence;
+  if (auto st = read_blame(r, blame); !st) return st.error();
+  if (auto st = read_confidence(r, confidence); !st) return st.error();
+  rep.blame = blame.value_or(rep.blame);
+  rep.confidence = confidence.value_or(rep.confidence);
   auto n = r.integer("processes");
   if (!n) return n.error();
   if (n.value()) {
@@ -118,27 +138,21 @@ Result<Repeated> parse_repeated(const TomlReader& rr, const toml::node& node, co
   return rep;
 }
 
-Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
-  TomlReader r(t, file, fmt::format("rule[{}]", index));
-  Rule rule;
-  rule.file = file;
-  rule.line = r.line();
-  std::optional<std::string> s;
-  ATTRIBUTION_TRY(s, r.str("id", true));
-  rule.id = *s;
-  TomlReader rr(t, file, "rule " + rule.id);
-  auto need = [&](std::string_view key, std::string& out, bool required) -> Status {
-    auto v = rr.str(key, required);
-    if (!v) return v.error();
-    if (v.value()) out = **v;
-    return Ok{};
-  };
-  if (auto st = rr.only_keys(kRuleKeys); !st) return st.error();
+// A string key into `out`, left as it is when absent.
+Status read_str(const TomlReader& r, std::string_view key, std::string& out, bool required) {
+  auto v = r.str(key, required);
+  if (!v) return v.error();
+  if (v.value()) out = **v;
+  return Ok{};
+}
+
+// The labels and prefilter: title, pattern, category, family, action, literals, streams, role,
+// blame and confidence.
+Status parse_rule_labels(const TomlReader& rr, Rule& rule) {
   for (auto [key, out, req] : std::initializer_list<std::tuple<const char*, std::string*, bool>>{
            {"title", &rule.title, true}, {"pattern", &rule.pattern, true}, {"category", &rule.category, false},
-           {"family", &rule.family, false}, {"blame", &rule.blame, false}, {"confidence", &rule.confidence, false},
-           {"action", &rule.action, false}})
-    if (auto st = need(key, *out, req); !st) return st.error();
+           {"family", &rule.family, false}, {"action", &rule.action, false}})
+    if (auto st = read_str(rr, key, *out, req); !st) return st;
   ATTRIBUTION_TRY(rule.literals, rr.str_list("literals"));
   if (rule.literals.empty()) return rr.error("literals", "a rule needs at least one literal for the prefilter");
   for (const auto& l : rule.literals) {
@@ -147,21 +161,31 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
       return rr.error("literals", fmt::format("a literal must be at most {} bytes (this one has {})", kMaxLiteral, l.size()),
                       "a literal is a short substring every matching line holds");
   }
-  ATTRIBUTION_TRY(rule.streams, rr.str_list("streams"));
-  for (const auto& st : rule.streams)
-    if (st != "applog" && st != "syslog" && st != "scheduler" && st != "metrics")
-      return rr.error("streams", fmt::format("stream '{}' is not one of applog, syslog, scheduler, metrics", st));
+  std::vector<std::string> streams;
+  ATTRIBUTION_TRY(streams, rr.str_list("streams"));
+  for (const auto& name : streams) {
+    auto st = parse_stream_name(name);
+    if (!st) return rr.error("streams", fmt::format("stream '{}' is not one of applog, syslog, scheduler, metrics", name));
+    rule.streams.push_back(*st);
+  }
   std::string role;
-  if (auto st = need("role", role, true); !st) return st.error();
+  if (auto st = read_str(rr, "role", role, true); !st) return st;
   if (role == "cause") rule.role = Role::cause;
   else if (role == "symptom") rule.role = Role::symptom;
   else if (role == "context") rule.role = Role::context;
   else if (role == "benign") rule.role = Role::benign;
   else return rr.error("role", fmt::format("role '{}' is not one of cause, symptom, context, benign", role));
-  if (rule.role == Role::cause && (rule.category.empty() || rule.family.empty() || rule.blame.empty()))
+  if (auto st = read_blame(rr, rule.blame); !st) return st;
+  std::optional<Confidence> confidence;
+  if (auto st = read_confidence(rr, confidence); !st) return st;
+  if (rule.role == Role::cause && (rule.category.empty() || rule.family.empty() || !rule.blame))
     return rr.error("", "a cause needs category, family and blame");
-  if (rule.confidence.empty()) rule.confidence = rule.role == Role::cause ? "high" : "medium";
-  if (auto st = check_labels(rr, rule.family, rule.blame, rule.confidence); !st) return st.error();
+  rule.confidence = confidence.value_or(rule.role == Role::cause ? Confidence::high : Confidence::medium);
+  return check_family(rr, rule.family);
+}
+
+// How findings fold and what they explain: priority, lines, burst, scope, within, explains.
+Status parse_rule_precedence(const toml::table& t, const TomlReader& rr, Rule& rule) {
   std::optional<int64_t> n;
   ATTRIBUTION_TRY(n, rr.integer("priority"));
   if (n) rule.priority = static_cast<int>(*n);
@@ -174,7 +198,7 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   Micros within;
   ATTRIBUTION_TRY(within, duration_field(rr, "within", 30 * 60 * kMicrosPerSecond));
   std::string scope_text = "job";
-  if (auto st = need("scope", scope_text, false); !st) return st.error();
+  if (auto st = read_str(rr, "scope", scope_text, false); !st) return st;
   Scope scope;
   ATTRIBUTION_TRY(scope, parse_scope(rr, "scope", scope_text));
   if (const toml::array* ex = t["explains"].as_array()) {
@@ -183,8 +207,9 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
       if (auto v = el.value<std::string>()) {
         e.what = *v;
       } else if (const toml::table* et = el.as_table()) {
-        TomlReader er(*et, file, "rule " + rule.id + ".explains");
-        if (auto st = er.only_keys({"what", "scope", "within"}); !st) return st.error();
+        TomlReader er(*et, rr.file(), "rule " + rule.id + ".explains");
+        if (auto st = er.only_keys({"what", "scope", "within"}); !st) return st;
+        std::optional<std::string> s;
         ATTRIBUTION_TRY(s, er.str("what", true));
         e.what = *s;
         ATTRIBUTION_TRY(s, er.str("scope"));
@@ -200,6 +225,11 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   }
   if (rule.role != Role::cause && !rule.explains.empty())
     return rr.error("explains", "only a cause explains other findings");
+  return Ok{};
+}
+
+// How the rule reads in special cases: repeated, fallback, signal.
+Status parse_rule_variants(const toml::table& t, const TomlReader& rr, Rule& rule) {
   if (const toml::node* rp = t.get("repeated")) {
     ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
   }
@@ -210,21 +240,28 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
     rule.fallback = *v;
   }
   std::string signal;
-  if (auto st = need("signal", signal, false); !st) return st.error();
+  if (auto st = read_str(rr, "signal", signal, false); !st) return st;
   if (signal == "timeout") rule.signal = Signal::timeout;
   else if (signal == "teardown") rule.signal = Signal::teardown;
   else if (signal == "library") rule.signal = Signal::library;
   else if (!signal.empty())
     return rr.error("signal", fmt::format("signal '{}' is not one of timeout, teardown, library", signal));
   if (!signal.empty() && rule.role != Role::symptom) return rr.error("signal", "only a symptom has a signal");
+  return Ok{};
+}
+
+// The samples: at least one line it must match (with the captures it must give), and lines it
+// must not match.
+Status parse_rule_samples(const toml::table& t, const TomlReader& rr, Rule& rule) {
   if (const toml::array* m = t["match"].as_array()) {
     for (const auto& el : *m) {
       const toml::table* mt = el.as_table();
       if (!mt) return rr.error("match", "each match sample is a table {line, captures}");
-      TomlReader mr(*mt, file, "rule " + rule.id + ".match");
-      if (auto st = mr.only_keys({"line", "captures"}); !st) return st.error();
+      TomlReader mr(*mt, rr.file(), "rule " + rule.id + ".match");
+      if (auto st = mr.only_keys({"line", "captures"}); !st) return st;
       Sample sample;
       sample.source_line = mr.line();
+      std::optional<std::string> s;
       ATTRIBUTION_TRY(s, mr.str("line", true));
       sample.line = *s;
       if (const toml::node* c = mt->get("captures")) {
@@ -247,6 +284,11 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
       rule.no_match.push_back(Sample{*v, {}, static_cast<long>(el.source().begin.line)});
     }
   }
+  return Ok{};
+}
+
+// The pattern compiled, and the `when` conditions over its captures.
+Status compile_rule(const toml::table& t, const TomlReader& rr, Rule& rule) {
   RE2::Options opt;
   opt.set_log_errors(false);
   auto re = std::make_shared<RE2>(rule.pattern, opt);
@@ -266,6 +308,24 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
         if (!names.count(*side)) return rr.error("when", fmt::format("'{}': the pattern has no capture '{}'", text, *side));
     rule.when.push_back(std::move(*c));
   }
+  return Ok{};
+}
+
+Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
+  TomlReader r(t, file, fmt::format("rule[{}]", index));
+  Rule rule;
+  rule.file = file;
+  rule.line = r.line();
+  std::optional<std::string> id;
+  ATTRIBUTION_TRY(id, r.str("id", true));
+  rule.id = *id;
+  TomlReader rr(t, file, "rule " + rule.id);
+  if (auto st = rr.only_keys(kRuleKeys); !st) return st.error();
+  if (auto st = parse_rule_labels(rr, rule); !st) return st.error();
+  if (auto st = parse_rule_precedence(t, rr, rule); !st) return st.error();
+  if (auto st = parse_rule_variants(t, rr, rule); !st) return st.error();
+  if (auto st = parse_rule_samples(t, rr, rule); !st) return st.error();
+  if (auto st = compile_rule(t, rr, rule); !st) return st.error();
   return rule;
 }
 

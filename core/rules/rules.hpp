@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/rules/captures.hpp"
+#include "core/base/enums.hpp"
 #include "core/base/result.hpp"
 #include "core/base/time.hpp"
 
@@ -40,7 +41,10 @@ struct Sample {
 // that no other GPU of the job shows points at that GPU. What the root cause becomes then.
 struct Repeated {
   int processes = 2;  // distinct processes (pids) that hit it on the one GPU
-  std::string category, family, blame, confidence, action;
+  std::string category, family;
+  Blame blame = Blame::unknown;
+  Confidence confidence = Confidence::high;
+  std::string action;
 };
 
 // How a symptom reads when no cause is found (precedence): a rank that gave up waiting for its
@@ -50,8 +54,12 @@ struct Repeated {
 enum class Signal { error, timeout, teardown, library };
 
 struct Rule {
-  std::string id, title, pattern, category, family, blame, confidence, action;
-  std::vector<std::string> literals, streams;
+  std::string id, title, pattern, category, family;
+  std::optional<Blame> blame;  // required of causes
+  Confidence confidence = Confidence::medium;  // default: high for causes, medium otherwise
+  std::string action;
+  std::vector<std::string> literals;
+  std::vector<Stream> streams;  // empty: every stream
   Role role = Role::symptom;
   int priority = 50;
   int lines = 1;
@@ -67,7 +75,7 @@ struct Rule {
   std::string file;  // where it was defined, for messages
   long line = 0;
   std::shared_ptr<const re2::RE2> re;
-  bool reads_stream(std::string_view stream) const;
+  bool reads_stream(Stream stream) const;
 };
 
 // A metric to evaluate (docs/metrics.md): the source queries `selector` for the job's hosts over the

@@ -109,8 +109,8 @@ TEST_CASE("a repeated reading keeps the rule's own labels where it does not set 
   CHECK(rep.processes == 3);
   CHECK(rep.category == "gpu_suspect");
   CHECK(rep.family == "accelerator-gpu");
-  CHECK(rep.blame == "infrastructure");
-  CHECK(rep.confidence == "high");
+  CHECK(rep.blame == Blame::infrastructure);
+  CHECK(rep.confidence == Confidence::high);
 }
 
 TEST_CASE("built-in rulesets load and every sample passes") {
@@ -161,7 +161,7 @@ TEST_CASE("the prefilter + RE2::Set path agrees with running every rule on every
   }
   std::vector<int> fast, slow;
   for (const auto& line : lines) {
-    (*m)->match_line(line, "applog", &fast);
+    (*m)->match_line(line, Stream::applog, &fast);
     // match_line finds the pattern's hits; `when` conditions are checked with the captures, as the scan does.
     std::erase_if(fast, [&](int i) {
       std::map<std::string, std::string> caps;
@@ -170,7 +170,7 @@ TEST_CASE("the prefilter + RE2::Set path agrees with running every rule on every
     slow.clear();
     for (size_t i = 0; i < set->rules.size(); ++i) {
       const Rule& r = set->rules[i];
-      if (r.lines > 1 || !r.reads_stream("applog")) continue;
+      if (r.lines > 1 || !r.reads_stream(Stream::applog)) continue;
       bool lit = false;
       for (const auto& l : r.literals) lit |= line.find(l) != std::string::npos;
       std::map<std::string, std::string> caps;

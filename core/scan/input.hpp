@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/enums.hpp"
 #include "core/base/model.hpp"
 #include "core/scan/line_extract.hpp"
 
@@ -21,7 +22,8 @@ struct InputFile {
 };
 
 struct SourceRuntime {
-  std::string name, kind, stream;
+  std::string name, kind;
+  Stream stream = Stream::applog;
   TimeZone zone;
   std::optional<Micros> boot_time;
   bool syslog_by_file_name = false;  // --logs: kern.log, dmesg, messages... are read as syslog

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "core/base/limits.hpp"
 
@@ -298,9 +299,160 @@ size_t date_output(std::string_view r, CivilTime& t) {
   return j;
 }
 
+// Each reader below looks for one kind of prefix at s[i]: where the next prefix may start when it
+// read one (blanks after it skipped), or nothing.
+using Next = std::optional<size_t>;
+
+size_t skip_blanks(std::string_view s, size_t i) {
+  while (i < s.size() && s[i] == ' ') ++i;
+  return i;
+}
+
+// srun --label "  3: " (only first on the line).
+Next srun_task(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  if (r[0] != ' ' && !is_digit(r[0])) return std::nullopt;
+  size_t k = 0;
+  while (k < r.size() && r[k] == ' ') ++k;
+  size_t b = k;
+  int64_t n;
+  if (!number(r, k, &n, 7) || k + 1 >= r.size() || r[k] != ':' || r[k + 1] != ' ' || k <= b) return std::nullopt;
+  p.task = static_cast<int>(n);
+  return i + k + 2;
+}
+
+// torchrun's "[rank3]:" and "[default3]:" (the local rank).
+Next torchrun_label(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  int64_t n;
+  size_t j = 5;
+  if (starts(r, "[rank") && number(r, j, &n, 7) && starts(r.substr(j), "]:")) {
+    p.rank = static_cast<int>(n);
+    return i + j + 2;
+  }
+  j = 8;
+  if (starts(r, "[default") && number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
+    p.local_rank = static_cast<int>(n);
+    return i + j + 2;
+  }
+  return std::nullopt;
+}
+
+// An MPI launcher's tag, or (before any time) a host label.
+Next label(std::string_view s, size_t i, LinePrefix& p) {
+  if (size_t after = launcher_label(s, i, p); after != i) return skip_blanks(s, after);
+  if (p.host.empty() && !p.civil && !p.epoch && !p.mono)
+    if (size_t after = host_label(s, i, p); after != i) return after;
+  return std::nullopt;
+}
+
+// Ray "(WorkerDict pid=26110) ", "(raylet, ip=10.0.0.7) ", "(Worker pid=1, ip=10.0.0.7) ": ip= is the node.
+Next ray_label(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  size_t close = r[0] == '(' ? r.find(')') : std::string_view::npos;
+  if (close == std::string_view::npos || (r.find("pid=") >= close && r.find("ip=") >= close)) return std::nullopt;
+  if (size_t ip = r.find("ip="); ip < close) {
+    size_t e = ip + 3;
+    while (e < close && (is_digit(r[e]) || r[e] == '.' || r[e] == ':' || std::isxdigit(static_cast<unsigned char>(r[e])))) ++e;
+    if (e > ip + 3) p.host = r.substr(ip + 3, e - ip - 3);
+  }
+  return skip_blanks(s, i + close + 1);
+}
+
+// A civil time seen: the first (outermost) stamp is the most reliable, so later ones do not replace it.
+void saw(LinePrefix& p, const CivilTime& t) {
+  if (!p.civil) p.civil = t;
+}
+
+// Unbracketed stamps: Go's and Python's slash dates, date(1), ISO 8601 (a collector's stamp,
+// journal short-iso, dmesg --time-format=iso; a syslog host and tag may follow), RFC 3164.
+Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  CivilTime t;
+  if (is_digit(r[0]))
+    if (size_t used = slash_date(r, t)) {  // no host follows these stamps
+      saw(p, t);
+      return skip_blanks(s, i + used);
+    }
+  if (size_t used = date_output(r, t)) {
+    saw(p, t);
+    return skip_blanks(s, i + used);
+  }
+  if (is_digit(r[0])) {
+    size_t used = 0;
+    if (auto iso = parse_iso8601(r, &used)) {
+      saw(p, *iso);
+      return skip_blanks(s, syslog_host_tag(s, skip_blanks(s, i + used), p));
+    }
+  }
+  if (r.size() > 15 && month_from_abbrev(r.substr(0, 3)) && r[3] == ' ') {
+    t.month = month_from_abbrev(r.substr(0, 3));
+    size_t j = 4;
+    if (r[j] == ' ') ++j;
+    int64_t day;
+    if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
+      ++j;
+      t.day = static_cast<int>(day);
+      if (clock(r, j, t) && j < r.size() && r[j] == ' ') {
+        saw(p, t);
+        return skip_blanks(s, syslog_host_tag(s, i + j + 1, p));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// dmesg's "[   12.345678]" seconds since boot.
+Next dmesg_mono(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  size_t j = 1;
+  while (j < r.size() && r[j] == ' ') ++j;
+  int64_t sec, frac = 0;
+  // "[" and blanks only: j is past the end. At most 12 digits: seconds * 10^6 must not overflow.
+  if (j >= r.size() || !is_digit(r[j]) || !number(r, j, &sec, 12) || j >= r.size() || r[j] != '.') return std::nullopt;
+  size_t fb = ++j;
+  if (!number(r, j, &frac, 9) || j >= r.size() || r[j] != ']') return std::nullopt;
+  size_t nd = j - fb;
+  for (; nd < 6; ++nd) frac *= 10;
+  for (; nd > 6; --nd) frac /= 10;
+  p.mono = sec * kMicrosPerSecond + frac;
+  return skip_blanks(s, i + j + 1);
+}
+
+// Bracketed stamps: dmesg's seconds, ISO (NCCL "[2025-11-09 07:39:30] ", Talos "[...Z]:"), dmesg -T
+// "[Sun Feb 23 16:24:18 2025]", Fabric Manager "[Jul 19 2025 18:34:57]".
+Next bracketed_stamp(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  if (r[0] != '[' || r.size() <= 3) return std::nullopt;
+  if (auto next = dmesg_mono(s, i, p)) return next;
+  size_t used = 0;
+  if (auto iso = parse_iso8601(r.substr(1), &used); iso && 1 + used < r.size() && r[1 + used] == ']') {
+    saw(p, *iso);
+    size_t k = i + used + 2;
+    if (k < s.size() && s[k] == ':') ++k;
+    return skip_blanks(s, k);
+  }
+  CivilTime t;
+  size_t end = bracketed_month_stamp(r, 5, false, t);
+  if (!end) end = bracketed_month_stamp(r, 1, true, t);
+  if (!end) return std::nullopt;
+  saw(p, t);
+  return skip_blanks(s, i + end);
+}
+
+// glog's "E0813 08:21:22.980000 1245483 file.py:984] ", bracketed or not: its time is read, and the
+// stamp stays in the message (its level letter and source location say what the line is).
+bool glog_stamp(std::string_view r, LinePrefix& p) {
+  CivilTime t;
+  if ((r[0] == '[' && r.size() > 3 && glog(r, 1, t)) || glog(r, 0, t)) {
+    saw(p, t);
+    return true;
+  }
+  return false;
+}
+
 LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
-  size_t i = 0;
   if (!s.empty() && s[0] == '{') {  // journald JSON record
     std::string_view rt = json_string_field(s, "\"__REALTIME_TIMESTAMP\"");
     size_t k = 0;
@@ -309,147 +461,19 @@ LinePrefix parse_prefix_at(std::string_view s) {
     p.host = json_string_field(s, "\"_HOSTNAME\"");
     return p;
   }
+  size_t i = 0;
   for (int guard = 0; guard < 8 && i < s.size(); ++guard) {
-    std::string_view r = s.substr(i);
-    size_t j = 0;
-    int64_t n;
-    CivilTime t;
-    if (guard == 0 && (r[0] == ' ' || is_digit(r[0]))) {  // srun --label "  3: "
-      size_t k = 0;
-      while (k < r.size() && r[k] == ' ') ++k;
-      size_t b = k;
-      if (number(r, k, &n, 7) && k + 1 < r.size() && r[k] == ':' && r[k + 1] == ' ' && k > b) {
-        p.task = static_cast<int>(n);
-        i += k + 2;
-        continue;
-      }
-    }
-    if (starts(r, "[rank")) {
-      j = 5;
-      if (number(r, j, &n, 7) && starts(r.substr(j), "]:")) {
-        p.rank = static_cast<int>(n);
-        i += j + 2;
-        continue;
-      }
-    }
-    if (starts(r, "[default")) {
-      j = 8;
-      if (number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
-        p.local_rank = static_cast<int>(n);
-        i += j + 2;
-        continue;
-      }
-    }
-    if (size_t after = launcher_label(s, i, p); after != i) {
-      i = after;
-      while (i < s.size() && s[i] == ' ') ++i;
+    Next next = guard == 0 ? srun_task(s, i, p) : std::nullopt;
+    if (!next) next = torchrun_label(s, i, p);
+    if (!next) next = label(s, i, p);
+    if (!next) next = ray_label(s, i, p);
+    if (!next) next = plain_stamp(s, i, p);
+    if (!next) next = bracketed_stamp(s, i, p);
+    if (next) {
+      i = *next;
       continue;
     }
-    if (p.host.empty() && !p.civil && !p.epoch && !p.mono) {
-      if (size_t after = host_label(s, i, p); after != i) {
-        i = after;
-        continue;
-      }
-    }
-    // Ray "(WorkerDict pid=26110) ", "(raylet, ip=10.0.0.7) ", "(Worker pid=1, ip=10.0.0.7) ": ip= is the node.
-    if (size_t close = r[0] == '(' ? r.find(')') : std::string_view::npos;
-        close != std::string_view::npos && (r.find("pid=") < close || r.find("ip=") < close)) {
-      if (size_t ip = r.find("ip="); ip < close) {
-        size_t e = ip + 3;
-        while (e < close && (is_digit(r[e]) || r[e] == '.' || r[e] == ':' || std::isxdigit(static_cast<unsigned char>(r[e])))) ++e;
-        if (e > ip + 3) p.host = r.substr(ip + 3, e - ip - 3);
-      }
-      i += close + 1;
-      while (i < s.size() && s[i] == ' ') ++i;
-      continue;
-    }
-    if (is_digit(r[0])) {
-      if (size_t used = slash_date(r, t)) {  // no host follows these stamps
-        if (!p.civil) p.civil = t;
-        i += used;
-        while (i < s.size() && s[i] == ' ') ++i;
-        continue;
-      }
-    }
-    if (size_t used = date_output(r, t)) {
-      if (!p.civil) p.civil = t;
-      i += used;
-      while (i < s.size() && s[i] == ' ') ++i;
-      continue;
-    }
-    if (is_digit(r[0])) {  // ISO time: collector stamp, journal short-iso, dmesg --time-format=iso
-      size_t used = 0;
-      if (auto iso = parse_iso8601(r, &used)) {
-        if (!p.civil) p.civil = iso;  // the first (outermost) stamp is the most reliable
-        i += used;
-        while (i < s.size() && s[i] == ' ') ++i;
-        i = syslog_host_tag(s, i, p);
-        while (i < s.size() && s[i] == ' ') ++i;
-        continue;
-      }
-    }
-    if (r.size() > 15 && month_from_abbrev(r.substr(0, 3)) && r[3] == ' ') {  // RFC 3164
-      t.month = month_from_abbrev(r.substr(0, 3));
-      j = 4;
-      if (r[j] == ' ') ++j;
-      int64_t day;
-      if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
-        ++j;
-        t.day = static_cast<int>(day);
-        if (clock(r, j, t) && j < r.size() && r[j] == ' ') {
-          if (!p.civil) p.civil = t;
-          i += j + 1;
-          i = syslog_host_tag(s, i, p);
-          while (i < s.size() && s[i] == ' ') ++i;
-          continue;
-        }
-      }
-    }
-    if (r[0] == '[' && r.size() > 3) {
-      j = 1;
-      while (j < r.size() && r[j] == ' ') ++j;
-      int64_t sec;
-      // "[" and blanks only: j is past the end. At most 12 digits: seconds * 10^6 must not overflow.
-      if (j < r.size() && is_digit(r[j]) && number(r, j, &sec, 12) && j < r.size() && r[j] == '.') {  // dmesg [mono]
-        ++j;
-        int64_t frac = 0;
-        size_t fb = j;
-        if (number(r, j, &frac, 9) && j < r.size() && r[j] == ']') {
-          size_t nd = j - fb;
-          for (; nd < 6; ++nd) frac *= 10;
-          for (; nd > 6; --nd) frac /= 10;
-          p.mono = sec * kMicrosPerSecond + frac;
-          i += j + 1;
-          while (i < s.size() && s[i] == ' ') ++i;
-          continue;
-        }
-      }
-      size_t used = 0;
-      if (auto iso = parse_iso8601(r.substr(1), &used); iso && 1 + used < r.size() && r[1 + used] == ']') {
-        if (!p.civil) p.civil = iso;  // NCCL "[2025-11-09 07:39:30] ", Talos "[...Z]:"
-        i += used + 2;
-        if (i < s.size() && s[i] == ':') ++i;
-        while (i < s.size() && s[i] == ' ') ++i;
-        continue;
-      }
-      // dmesg -T "[Sun Feb 23 16:24:18 2025]", Fabric Manager "[Jul 19 2025 18:34:57]"
-      size_t end = bracketed_month_stamp(r, 5, false, t);
-      if (!end) end = bracketed_month_stamp(r, 1, true, t);
-      if (end) {
-        if (!p.civil) p.civil = t;
-        i += end;
-        while (i < s.size() && s[i] == ' ') ++i;
-        continue;
-      }
-      if (glog(r, 1, t)) {  // "[E1218 20:27:21.426415540 file:line] " — keep it in the message
-        if (!p.civil) p.civil = t;
-        break;
-      }
-    }
-    if (glog(r, 0, t)) {  // elastic "E0813 08:21:22.980000 1245483 file.py:984] "
-      if (!p.civil) p.civil = t;
-      break;
-    }
+    if (glog_stamp(s.substr(i), p)) break;
     if (nccl_ident(s, i, p)) continue;
     break;
   }

@@ -106,7 +106,7 @@ class FileScanner {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
-    if (src.syslog_by_file_name && is_system_log_name(file.path)) stream_ = "syslog";
+    if (src.syslog_by_file_name && is_system_log_name(file.path)) stream_ = Stream::syslog;
   }
 
   FileScan run() {
@@ -150,15 +150,7 @@ class FileScanner {
     while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
-      m_.match_line(line, stream_, &hits);
-      m_.block_triggers(line, stream_, &blocks);
-      // A line that a benign rule knows as noise is noise whatever else it looks like.
-      for (int r : hits)
-        if (m_.rules().rules[r].role == Role::benign) {
-          hits = {r};
-          blocks.clear();
-          break;
-        }
+      m_.line_rules(line, stream_, &hits, &blocks);
       if (!hits.empty() || !blocks.empty()) {
         LinePrefix prefix = parse_line_prefix(line);
         int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
@@ -509,7 +501,7 @@ class FileScanner {
   std::optional<Micros> year_floor_;  // the latest kernel/driver build date the logs print
   bool year_guessed_ = false;
   TimeContext ctx_;
-  std::string stream_;
+  Stream stream_ = Stream::applog;
   std::string_view buf_;
   bool record_;
   size_t max_findings_;

@@ -35,7 +35,7 @@ struct Fixture {
   }
   ScanResult run(const std::vector<std::string>& paths, Collection* out = nullptr, std::optional<Micros> boot = {}) {
     Collection c;
-    c.sources.push_back(SourceRuntime{"s", "files", "syslog", TimeZone::utc(), boot});
+    c.sources.push_back(SourceRuntime{"s", "files", Stream::syslog, TimeZone::utc(), boot});
     c.coverage.push_back(coverage("s"));
     for (const auto& p : paths) c.files.push_back(InputFile{p, 0, "node1", -1, nullptr});
     ScanResult r = scan(c, *matcher, w, 2);
@@ -173,7 +173,7 @@ TEST_CASE("scan results do not depend on the thread count") {
                                 "Mar 14 09:3" + std::to_string(i % 10) +
                                     ":00 node1 kernel: NVRM: Xid (PCI:0000:52:00): 45, pid=1, name=p, Ch 1\n"));
   Collection c1, c2;
-  c1.sources.push_back(SourceRuntime{"s", "files", "syslog", TimeZone::utc(), {}});
+  c1.sources.push_back(SourceRuntime{"s", "files", Stream::syslog, TimeZone::utc(), {}});
   c1.coverage.push_back(coverage("s"));
   for (const auto& p : files) c1.files.push_back(InputFile{p, 0, "node1", -1, nullptr});
   c2 = c1;

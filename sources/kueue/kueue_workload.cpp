@@ -65,28 +65,11 @@ std::vector<std::string> pod_selectors(const std::string& kind, const std::strin
   return {};
 }
 
-Workload workload_from_kueue(const KueueWorkload& wl, const std::vector<KubePod>& pods_in,
-                             const std::vector<KubeEvent>& events, const std::string& origin, Micros now) {
-  Workload w;
-  std::vector<KubePod> pods = pods_in;
-  std::sort(pods.begin(), pods.end(), [](const KubePod& a, const KubePod& b) { return a.name < b.name; });
-  w.id = wl.ns + "/" + wl.name;
-  w.scheduler = "kueue";
-  // formats.md knows v1beta1 and v1beta2; another version is read where its fields are found.
-  if (!wl.api_version.empty() && wl.api_version != "kueue.x-k8s.io/v1beta1" && wl.api_version != "kueue.x-k8s.io/v1beta2")
-    w.problems.push_back(fmt::format("{}: apiVersion {} is not one this version knows (kueue.x-k8s.io/v1beta1, "
-                                     "v1beta2); fields were read where they were found",
-                                     origin, wl.api_version));
-  if (pods_in.empty()) w.problems.push_back(fmt::format("{}: no pods found for the workload", origin));
-  const KubeOwnerRef* owner = owner_of(wl);
-  w.name = owner ? owner->name : wl.name;
-  std::set<std::string> nodes;
-  for (const auto& p : pods)
-    if (!p.node.empty()) nodes.insert(short_node(p.node));
-  w.nodes.assign(nodes.begin(), nodes.end());
+namespace {
 
-  // The window: admission (or the first container start) to the end (Finished, or the last
-  // container termination when nothing runs any more).
+// The window: admission (or the first container start) to the end (Finished, or the last
+// container termination when nothing runs any more); the first failed container's exit code.
+void set_window(Workload& w, const KueueWorkload& wl, const std::vector<KubePod>& pods) {
   const KubeCondition* admitted = condition(wl, "Admitted");
   const KubeCondition* finished = condition(wl, "Finished");
   const KubeCondition* evicted = condition(wl, "Evicted");
@@ -112,7 +95,13 @@ Workload workload_from_kueue(const KueueWorkload& wl, const std::vector<KubePod>
   if (is_true(finished) && finished->time) w.end = std::max(*finished->time, last_end.value_or(*finished->time));
   else if (any_container && !running && last_end) w.end = last_end;
   else if (is_true(evicted) && !running && evicted->time) w.end = evicted->time;
+  if (first_failure) w.exit_code = first_failure->exit_code;
+}
 
+// The workload's state from its conditions, and the reason the fact states.
+std::string set_state(Workload& w, const KueueWorkload& wl) {
+  const KubeCondition* finished = condition(wl, "Finished");
+  const KubeCondition* evicted = condition(wl, "Evicted");
   std::string reason = "None";
   if (is_true(finished)) {
     w.state = finished->reason == "Succeeded" || finished->reason == "Failed" ? finished->reason : "Finished";
@@ -120,73 +109,117 @@ Workload workload_from_kueue(const KueueWorkload& wl, const std::vector<KubePod>
   } else if (is_true(evicted)) {
     w.state = "Evicted";
     reason = or_none(evicted->reason, "None");
-  } else if (is_true(admitted)) {
+  } else if (is_true(condition(wl, "Admitted"))) {
     w.state = "Running";
   } else if (is_true(condition(wl, "QuotaReserved"))) {
     w.state = "QuotaReserved";
   } else {
     w.state = "Pending";
   }
-  if (first_failure) w.exit_code = first_failure->exit_code;
-  else if (w.state == "Succeeded") w.exit_code = 0;
+  if (!w.exit_code && w.state == "Succeeded") w.exit_code = 0;
+  return reason;
+}
 
-  Micros fate = w.end.value_or(now);
-  std::string wid = w.id;
-  std::string node_list;
-  for (const auto& n : w.nodes) {
-    if (!node_list.empty()) node_list += ',';
-    node_list += n;
+// The facts (one line each, wording in kueue_workload.hpp), in time order.
+class KueueFacts {
+ public:
+  KueueFacts(Workload& w, const std::string& origin, Micros fate) : w_(w), origin_(origin), fate_(fate) {}
+
+  void workload(const KueueWorkload& wl, const std::string& reason) {
+    std::string node_list;
+    for (const auto& n : w_.nodes) node_list += (node_list.empty() ? "" : ",") + n;
+    add(fate_, fmt::format("kueue workload {} state {} reason {} exit_code {} cluster_queue {} requeues {} nodes {}", w_.id,
+                           w_.state, reason, w_.exit_code ? std::to_string(*w_.exit_code) : std::string("unknown"),
+                           or_none(wl.cluster_queue), wl.requeue_count, or_none(node_list)));
+    for (const auto& c : wl.conditions)
+      add(c.time.value_or(fate_), fmt::format("kueue workload {} condition {} status {} reason {} message {}", w_.id, c.type,
+                                              or_none(c.status, "Unknown"), or_none(c.reason, "None"), quoted(c.message)));
+    const KubeCondition* evicted = condition(wl, "Evicted");
+    Micros unhealthy_at = evicted && evicted->reason == "NodeFailures" && evicted->time ? *evicted->time : fate_;
+    for (const auto& n : wl.unhealthy_nodes)
+      add(unhealthy_at, fmt::format("kueue workload {} unhealthy_node {}", w_.id, short_node(n)));
   }
-  auto add = [&](Micros t, std::string text) { w.facts.push_back(SchedulerFact{t, format_rfc3339(t) + " " + text, origin}); };
-  add(fate, fmt::format("kueue workload {} state {} reason {} exit_code {} cluster_queue {} requeues {} nodes {}", wid,
-                        w.state, reason, w.exit_code ? std::to_string(*w.exit_code) : std::string("unknown"),
-                        or_none(wl.cluster_queue), wl.requeue_count, or_none(node_list)));
-  for (const auto& c : wl.conditions)
-    add(c.time.value_or(fate), fmt::format("kueue workload {} condition {} status {} reason {} message {}", wid, c.type,
-                                           or_none(c.status, "Unknown"), or_none(c.reason, "None"), quoted(c.message)));
-  Micros unhealthy_at = evicted && evicted->reason == "NodeFailures" && evicted->time ? *evicted->time : fate;
-  for (const auto& n : wl.unhealthy_nodes) add(unhealthy_at, fmt::format("kueue workload {} unhealthy_node {}", wid, short_node(n)));
 
-  std::map<std::string, std::string> node_of_pod;
-  for (const auto& p : pods) {
+  // A pod's container terminations, disruption and phase; the pod joins the workload's pods.
+  void pod(const KubePod& p) {
     std::string node = or_none(short_node(p.node));
-    node_of_pod[p.name] = node;
+    node_of_pod_[p.name] = node;
     std::string pid = p.ns + "/" + p.name;
     std::optional<Micros> pod_last;
-    for (const auto& c : p.statuses) {
+    for (const auto& c : p.statuses)
       for (const auto& [t, instance] : {std::pair{c.last ? &*c.last : nullptr, "previous"},
                                         std::pair{c.terminated ? &*c.terminated : nullptr, "current"}}) {
         if (!t) continue;
-        Micros at = t->finished.value_or(t->started.value_or(fate));
+        Micros at = t->finished.value_or(t->started.value_or(fate_));
         pod_last = std::max(pod_last.value_or(at), at);
         std::string line = fmt::format("kueue pod {} node {} container {} terminated reason {} exit_code {}", pid, node,
                                        c.name, or_none(t->reason, "None"), t->exit_code);
         if (t->signal) line += fmt::format(" signal {}", *t->signal);
         add(at, line + fmt::format(" restarts {} instance {}", c.restarts, instance));
       }
-    }
     for (const auto& c : p.conditions)
       if (c.type == "DisruptionTarget")
-        add(c.time.value_or(pod_last.value_or(fate)),
+        add(c.time.value_or(pod_last.value_or(fate_)),
             fmt::format("kueue pod {} node {} condition {} status {} reason {} message {}", pid, node, c.type,
                         or_none(c.status, "Unknown"), or_none(c.reason, "None"), quoted(c.message)));
     if (!p.reason.empty())
-      add(pod_last.value_or(fate), fmt::format("kueue pod {} node {} phase {} reason {} message {}", pid, node,
-                                               or_none(p.phase, "Unknown"), p.reason, quoted(p.message)));
+      add(pod_last.value_or(fate_), fmt::format("kueue pod {} node {} phase {} reason {} message {}", pid, node,
+                                                or_none(p.phase, "Unknown"), p.reason, quoted(p.message)));
     Workload::Pod wp{p.ns, p.name, short_node(p.node), p.containers, {}};
     for (const auto& c : p.statuses) {
       if (p.containers.empty()) wp.containers.push_back(c.name);  // a pod list without spec
       if (c.restarts > 0) wp.restarted.push_back(c.name);
     }
-    w.pods.push_back(std::move(wp));
+    w_.pods.push_back(std::move(wp));
   }
-  for (const auto& e : events) {
-    std::string node = e.kind == "Node" ? short_node(e.name) : e.kind == "Pod" && node_of_pod.count(e.name) ? node_of_pod[e.name] : "none";
+
+  void event(const KubeEvent& e) {
+    std::string node = e.kind == "Node"                                   ? short_node(e.name)
+                       : e.kind == "Pod" && node_of_pod_.count(e.name) ? node_of_pod_[e.name]
+                                                                        : "none";
     std::string object = e.ns.empty() ? e.name : e.ns + "/" + e.name;
-    add(e.first.value_or(fate), fmt::format("kueue event {} {} node {} type {} reason {} count {} message {}", or_none(e.kind, "Unknown"),
-                                            object, node, or_none(e.type, "Normal"), or_none(e.reason, "None"), e.count,
-                                            quoted(e.message)));
+    add(e.first.value_or(fate_), fmt::format("kueue event {} {} node {} type {} reason {} count {} message {}",
+                                             or_none(e.kind, "Unknown"), object, node, or_none(e.type, "Normal"),
+                                             or_none(e.reason, "None"), e.count, quoted(e.message)));
   }
+
+ private:
+  void add(Micros t, std::string text) { w_.facts.push_back(SchedulerFact{t, format_rfc3339(t) + " " + text, origin_}); }
+
+  Workload& w_;
+  const std::string& origin_;
+  Micros fate_;
+  std::map<std::string, std::string> node_of_pod_;
+};
+
+}  // namespace
+
+Workload workload_from_kueue(const KueueWorkload& wl, const std::vector<KubePod>& pods_in,
+                             const std::vector<KubeEvent>& events, const std::string& origin, Micros now) {
+  Workload w;
+  std::vector<KubePod> pods = pods_in;
+  std::sort(pods.begin(), pods.end(), [](const KubePod& a, const KubePod& b) { return a.name < b.name; });
+  w.id = wl.ns + "/" + wl.name;
+  w.scheduler = "kueue";
+  // formats.md knows v1beta1 and v1beta2; another version is read where its fields are found.
+  if (!wl.api_version.empty() && wl.api_version != "kueue.x-k8s.io/v1beta1" && wl.api_version != "kueue.x-k8s.io/v1beta2")
+    w.problems.push_back(fmt::format("{}: apiVersion {} is not one this version knows (kueue.x-k8s.io/v1beta1, "
+                                     "v1beta2); fields were read where they were found",
+                                     origin, wl.api_version));
+  if (pods_in.empty()) w.problems.push_back(fmt::format("{}: no pods found for the workload", origin));
+  const KubeOwnerRef* owner = owner_of(wl);
+  w.name = owner ? owner->name : wl.name;
+  std::set<std::string> nodes;
+  for (const auto& p : pods)
+    if (!p.node.empty()) nodes.insert(short_node(p.node));
+  w.nodes.assign(nodes.begin(), nodes.end());
+  set_window(w, wl, pods);
+  std::string reason = set_state(w, wl);
+
+  KueueFacts facts(w, origin, w.end.value_or(now));
+  facts.workload(wl, reason);
+  for (const auto& p : pods) facts.pod(p);
+  for (const auto& e : events) facts.event(e);
   std::stable_sort(w.facts.begin(), w.facts.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
   return w;
 }

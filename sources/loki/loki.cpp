@@ -132,6 +132,161 @@ struct Kept {
   std::string stream, line;
 };
 
+// What the pages gave: lines kept by host, lines whose stream names no host, how many pages
+// answered, and the fault that stopped paging (empty: none).
+struct LokiRead {
+  std::map<std::string, std::vector<Kept>> by_host;
+  int64_t no_host = 0;
+  int pages_ok = 0;
+  std::string failure;
+};
+
+// Pages forward through the window. Each page starts at the previous page's last time, inclusive,
+// so the entries taken at that instant (`boundary`) are skipped when they come again.
+class LokiPager {
+ public:
+  LokiPager(const LokiSettings& src, const Workload& w, const std::string& query, const SourceHttp& hs)
+      : src_(src), w_(w), query_(query), hs_(hs), limit_(std::clamp<int64_t>(src.limit, 1, kMaxLimit)) {
+    if (const std::string& auth = hs.auth; !auth.empty()) secrets_.push_back(auth.substr(auth.rfind(' ') + 1));
+    if (auto p = secret_from_env(src.password_env)) secrets_.push_back(*p);
+    headers_ = hs.headers;
+    if (!src.org_id.empty()) headers_.push_back("X-Scope-OrgID: " + src.org_id);
+  }
+
+  LokiRead read(HttpClient& http, SourceCoverage& cov) {
+    // Loki's end is exclusive: one microsecond past the window keeps its last instant.
+    int64_t from = w_.window.start * 1000;
+    const int64_t to = (w_.window.end + 1) * 1000;
+    for (int page_no = 1;; ++page_no) {
+      if (page_no > kMaxPages) {
+        out_.failure = fmt::format("stopped after {} pages of {} entries", kMaxPages, limit_);
+        break;
+      }
+      auto page = fetch(http, from, to);
+      if (!page) {
+        out_.failure = page.error().message;
+        break;
+      }
+      cov.bytes += page->second;  // only answers count as bytes read: an error page is no data
+      ++out_.pages_ok;
+      int64_t last = take(page->first, from);
+      if (static_cast<int64_t>(page->first.entries.size()) < limit_ || last >= to) break;
+      if (last <= from) {  // a whole page at one instant: paging cannot move past it
+        out_.failure =
+            fmt::format("more than {} entries at {}: raise limit or narrow the query", limit_, format_rfc3339(last / 1000));
+        break;
+      }
+      from = last;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // One page and its size in bytes; an Error's message says what went wrong, secrets masked.
+  Result<std::pair<LokiPage, int64_t>> fetch(HttpClient& http, int64_t from, int64_t to) {
+    std::string url = fmt::format("{}/loki/api/v1/query_range?query={}&start={}&end={}&limit={}&direction=forward",
+                                  hs_.base, url_encode(query_), from, to, limit_);
+    auto r = http.get(HttpRequest{url, headers_, hs_.options});
+    if (!r) return make_error(ErrorKind::input, transport_fault(r.error().message, src_.timeout));
+    if (r->status != 200) return make_error(ErrorKind::input, http_fault(*r, secrets_));
+    auto page = parse_loki_streams(r->body);
+    if (!page) return page.error();
+    return std::pair{std::move(page.value()), static_cast<int64_t>(r->body.size())};
+  }
+
+  // Keeps the page's entries of the job's hosts; returns the page's last time.
+  int64_t take(const LokiPage& page, int64_t from) {
+    int64_t last = from;
+    for (const LokiEntry& e : page.entries) last = std::max(last, e.ns);
+    for (const LokiEntry& e : page.entries) {
+      const LokiStream& s = page.streams[e.stream];
+      if (e.ns == boundary_ns_ && boundary_.count({s.key, e.ns, e.line})) continue;
+      std::string host;
+      if (e.metadata.empty()) {
+        host = series_host(s.labels, src_.host_labels, src_.host_map);
+      } else {
+        std::map<std::string, std::string> all = s.labels;
+        all.insert(e.metadata.begin(), e.metadata.end());
+        host = series_host(all, src_.host_labels, src_.host_map);
+      }
+      if (!w_.nodes.empty() && std::find(w_.nodes.begin(), w_.nodes.end(), host) == w_.nodes.end()) {
+        out_.no_host += host.empty();
+        continue;  // another host's line: the query was broader than the job
+      }
+      out_.by_host[host].push_back(Kept{e.ns, s.key, e.line});
+    }
+    if (last != boundary_ns_) boundary_.clear();
+    for (const LokiEntry& e : page.entries)
+      if (e.ns == last) boundary_.insert({page.streams[e.stream].key, e.ns, e.line});
+    boundary_ns_ = last;
+    return last;
+  }
+
+  const LokiSettings& src_;
+  const Workload& w_;
+  const std::string& query_;
+  const SourceHttp& hs_;
+  const int64_t limit_;
+  std::vector<std::string> secrets_;  // masked in any server text quoted back
+  std::vector<std::string> headers_;
+  std::set<std::tuple<std::string, int64_t, std::string>> boundary_;  // entries at boundary_ns_ already taken
+  int64_t boundary_ns_ = -1;
+  LokiRead out_;
+};
+
+// One inline input per host (sorted), lines in time order; a multi-line entry becomes several
+// lines, each with the entry's time and host.
+std::vector<InputFile> host_inputs(LokiRead& read, const std::string& base, const std::string& query, size_t index,
+                                   SourceCoverage& cov, int64_t* kept) {
+  std::vector<InputFile> out;
+  for (auto& [host, lines] : read.by_host) {  // std::map: hosts sorted
+    std::stable_sort(lines.begin(), lines.end(),
+                     [](const Kept& a, const Kept& b) { return std::tie(a.ns, a.stream) < std::tie(b.ns, b.stream); });
+    std::string text;
+    for (const Kept& k : lines)
+      for (size_t a = 0; a < k.line.size();) {
+        size_t b = k.line.find('\n', a);
+        if (b == std::string::npos) b = k.line.size();
+        std::string_view piece(k.line.data() + a, b - a);
+        if (!piece.empty() && piece.back() == '\r') piece.remove_suffix(1);
+        if (!piece.empty()) text += loki_line(k.ns, host, piece) + "\n";
+        a = b + 1;
+      }
+    *kept += static_cast<int64_t>(lines.size());
+    if (!host.empty()) cov.hosts_covered.push_back(host);
+    InputFile f;
+    f.path = fmt::format("{}/loki/api/v1/query_range?query={}#{}", url_without_userinfo(base), url_encode(query),
+                         host.empty() ? "-" : host);
+    f.source = index;
+    f.host_hint = host;
+    f.text = std::make_shared<const std::string>(std::move(text));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// The source's status: an error when no page answered, partial when a later one failed, empty
+// when nothing was kept.
+void settle_loki(const LokiRead& read, int64_t kept, const LokiSettings& src, SourceCoverage& cov) {
+  if (read.no_host > 0)
+    cov.problems.push_back(fmt::format("{} line(s) dropped: their streams have none of the host labels ({})", read.no_host,
+                                       fmt::join(src.host_labels, ", ")));
+  if (!read.failure.empty()) {
+    if (read.pages_ok == 0) {
+      cov.status = SourceStatus::error;
+      cov.reason = read.failure;
+    } else {
+      cov.status = SourceStatus::partial;
+      cov.reason = fmt::format("page {} failed: {}; kept {} line(s) from {} earlier page(s)", read.pages_ok + 1,
+                               read.failure, kept, read.pages_ok);
+    }
+    cov.problems.push_back(read.failure);
+  } else if (kept == 0) {
+    cov.status = SourceStatus::empty;
+    cov.reason = read.no_host > 0 ? cov.problems.front() : "Loki returned no lines for the job's hosts in the window";
+  }
+}
+
 }  // namespace
 
 Result<LokiPage> parse_loki_streams(std::string_view body) {
@@ -229,131 +384,16 @@ std::vector<InputFile> collect_loki(const LokiSettings& src, size_t source_index
     cov.reason = "the workload names no nodes for {hosts_regex}";
     return {};
   }
-  auto http_src = source_http(src);
-  if (!http_src) {
+  auto hs = source_http(src);
+  if (!hs) {
     cov.status = SourceStatus::error;
-    cov.reason = http_src.error().message;
+    cov.reason = hs.error().message;
     return {};
   }
-  const std::string& auth = http_src->auth;
-  std::vector<std::string> secrets;  // masked in any server text quoted back
-  if (!auth.empty()) secrets.push_back(auth.substr(auth.rfind(' ') + 1));
-  if (auto p = secret_from_env(src.password_env)) secrets.push_back(*p);
-  std::vector<std::string> headers = http_src->headers;
-  if (!src.org_id.empty()) headers.push_back("X-Scope-OrgID: " + src.org_id);
-  const HttpOptions& options = http_src->options;
-  const std::string& base = http_src->base;
-  const int64_t limit = std::clamp<int64_t>(src.limit, 1, kMaxLimit);
-  // Loki's end is exclusive: one microsecond past the window keeps its last instant.
-  int64_t from = w.window.start * 1000;
-  const int64_t to = (w.window.end + 1) * 1000;
-
-  std::map<std::string, std::vector<Kept>> by_host;
-  std::set<std::tuple<std::string, int64_t, std::string>> boundary;  // entries at boundary_ns already taken
-  int64_t boundary_ns = -1, no_host = 0;
-  int pages_ok = 0;
-  std::string failure;
-  for (int page_no = 1;; ++page_no) {
-    if (page_no > kMaxPages) {
-      failure = fmt::format("stopped after {} pages of {} entries", kMaxPages, limit);
-      break;
-    }
-    std::string url = fmt::format("{}/loki/api/v1/query_range?query={}&start={}&end={}&limit={}&direction=forward", base,
-                                  url_encode(query), from, to, limit);
-    auto r = http.get(HttpRequest{url, headers, options});
-    if (!r) {
-      failure = transport_fault(r.error().message, src.timeout);
-      break;
-    }
-    if (r->status != 200) {
-      failure = http_fault(*r, secrets);
-      break;
-    }
-    auto page = parse_loki_streams(r->body);
-    if (!page) {
-      failure = page.error().message;
-      break;
-    }
-    // Only answers count as bytes read: an error page is no data (the report's usable_data).
-    cov.bytes += static_cast<int64_t>(r->body.size());
-    ++pages_ok;
-    int64_t last = from;
-    for (const LokiEntry& e : page->entries) last = std::max(last, e.ns);
-    for (const LokiEntry& e : page->entries) {
-      const LokiStream& s = page->streams[e.stream];
-      // The page starts at the previous page's last time, inclusive: what was taken there repeats.
-      if (e.ns == boundary_ns && boundary.count({s.key, e.ns, e.line})) continue;
-      std::string host;
-      if (e.metadata.empty()) {
-        host = series_host(s.labels, src.host_labels, src.host_map);
-      } else {
-        std::map<std::string, std::string> all = s.labels;
-        all.insert(e.metadata.begin(), e.metadata.end());
-        host = series_host(all, src.host_labels, src.host_map);
-      }
-      if (!w.nodes.empty() && std::find(w.nodes.begin(), w.nodes.end(), host) == w.nodes.end()) {
-        no_host += host.empty();
-        continue;  // another host's line: the query was broader than the job
-      }
-      by_host[host].push_back(Kept{e.ns, s.key, e.line});
-    }
-    if (last != boundary_ns) boundary.clear();
-    for (const LokiEntry& e : page->entries)
-      if (e.ns == last) boundary.insert({page->streams[e.stream].key, e.ns, e.line});
-    boundary_ns = last;
-    if (static_cast<int64_t>(page->entries.size()) < limit || last >= to) break;
-    if (last <= from) {  // a whole page at one instant: paging cannot move past it
-      failure = fmt::format("more than {} entries at {}: raise limit or narrow the query", limit, format_rfc3339(last / 1000));
-      break;
-    }
-    from = last;
-  }
-
-  std::vector<InputFile> out;
+  LokiRead read = LokiPager(src, w, query, *hs).read(http, cov);
   int64_t kept = 0;
-  for (auto& [host, lines] : by_host) {  // std::map: hosts sorted
-    std::stable_sort(lines.begin(), lines.end(),
-                     [](const Kept& a, const Kept& b) { return std::tie(a.ns, a.stream) < std::tie(b.ns, b.stream); });
-    std::string text;
-    for (const Kept& k : lines) {
-      // A multi-line entry becomes several lines, each with the entry's time and host.
-      for (size_t a = 0; a < k.line.size();) {
-        size_t b = k.line.find('\n', a);
-        if (b == std::string::npos) b = k.line.size();
-        std::string_view piece(k.line.data() + a, b - a);
-        if (!piece.empty() && piece.back() == '\r') piece.remove_suffix(1);
-        if (!piece.empty()) text += loki_line(k.ns, host, piece) + "\n";
-        a = b + 1;
-      }
-    }
-    kept += static_cast<int64_t>(lines.size());
-    if (!host.empty()) cov.hosts_covered.push_back(host);
-    std::string path = fmt::format("{}/loki/api/v1/query_range?query={}#{}", url_without_userinfo(base), url_encode(query),
-                                   host.empty() ? "-" : host);
-    InputFile f;
-    f.path = std::move(path);
-    f.source = source_index;
-    f.host_hint = host;
-    f.text = std::make_shared<const std::string>(std::move(text));
-    out.push_back(std::move(f));
-  }
-  if (no_host > 0)
-    cov.problems.push_back(fmt::format("{} line(s) dropped: their streams have none of the host labels ({})", no_host,
-                                       fmt::join(src.host_labels, ", ")));
-  if (!failure.empty()) {
-    if (pages_ok == 0) {
-      cov.status = SourceStatus::error;
-      cov.reason = failure;
-    } else {
-      cov.status = SourceStatus::partial;
-      cov.reason = fmt::format("page {} failed: {}; kept {} line(s) from {} earlier page(s)", pages_ok + 1, failure, kept,
-                               pages_ok);
-    }
-    cov.problems.push_back(failure);
-  } else if (kept == 0) {
-    cov.status = SourceStatus::empty;
-    cov.reason = no_host > 0 ? cov.problems.front() : "Loki returned no lines for the job's hosts in the window";
-  }
+  auto out = host_inputs(read, hs->base, query, source_index, cov, &kept);
+  settle_loki(read, kept, src, cov);
   return out;
 }
 

@@ -33,7 +33,7 @@ Workload job() {
 
 LokiSettings kernel_source() {
   LokiSettings s;
-  s.stream = "syslog";
+  s.stream = Stream::syslog;
   s.url = "http://loki:3100/";
   s.query = R"({job="node-syslog", host=~"{hosts_regex}"})";
   s.host_labels = {"host", "hostname", "node", "nodename", "instance"};
@@ -297,7 +297,7 @@ TEST_CASE("a kernel Xid line and an NCCL WARN line from Loki become findings wit
   Workload w = job();
   LokiSettings kernel = kernel_source();
   LokiSettings apps = kernel_source();
-  apps.stream = "applog";
+  apps.stream = Stream::applog;
   apps.query = R"({job="slurm-jobs", slurm_job_id="{job}"})";
   apps.limit = 5000;
   ReplayHttpClient http;
@@ -366,7 +366,7 @@ host_map = { "fluent-bit-x7k2p" = "node03" }
   REQUIRE(c);
   const auto& s = static_cast<const LokiSettings&>(*c->sources[0].settings);
   CHECK(s.query == R"({job="node-syslog", host=~"{hosts_regex}"})");
-  CHECK(s.stream == "syslog");
+  CHECK(s.stream == Stream::syslog);
   CHECK(s.org_id == "team-a");
   CHECK(s.limit == 1000);
   CHECK(s.timeout == 5 * kMicrosPerSecond);

@@ -223,7 +223,7 @@ Result<std::shared_ptr<const SourceSettings>> PrometheusKind::parse(const TomlRe
       !st)
     return st.error();
   auto s = std::make_shared<PrometheusSettings>();
-  s->stream = "metrics";
+  s->stream = Stream::metrics;
   s->timezone = TimeZone::utc();
   if (auto st = parse_http_endpoint(r, *s, "prometheus", "http://prometheus:9090"); !st) return st.error();
   if (auto st = parse_host_labels(r, *s, {"Hostname", "hostname", "instance"}); !st) return st.error();  // instance: :port dropped
