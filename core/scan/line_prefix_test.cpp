@@ -6,7 +6,7 @@ using namespace attribution;
 
 namespace {
 Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
-TimeContext ctx2025() { return TimeContext{TimeZone::utc(), utc("2025-03-14T00:00:00Z"), std::nullopt}; }
+TimeContext ctx2025() { return TimeContext{TimeZone::utc(), utc("2025-03-14T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt}; }
 }  // namespace
 
 TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid dev prefix") {
@@ -36,7 +36,7 @@ TEST_CASE("PyTorch rank prefix and glog time without year") {
   auto p = parse_line_prefix(
       "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout");
   CHECK(p.rank == 0);
-  TimeContext c{TimeZone::utc(), utc("2024-12-20T00:00:00Z"), std::nullopt};
+  TimeContext c{TimeZone::utc(), utc("2024-12-20T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   CHECK(*resolve_time(p, c) == utc("2024-12-18T20:27:21.426415Z"));
   auto no_time = parse_line_prefix("[rank1]:[E ProcessGroupNCCL.cpp:577] [Rank 1] Some NCCL operations have failed");
   CHECK(no_time.rank == 1);
@@ -45,7 +45,7 @@ TEST_CASE("PyTorch rank prefix and glog time without year") {
 
 TEST_CASE("c10 logger months are not zero-padded") {
   auto p = parse_line_prefix("[rank5]:[W509 02:29:39.508328002 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 5] x");
-  TimeContext c{TimeZone::utc(), utc("2025-05-01T00:00:00Z"), std::nullopt};
+  TimeContext c{TimeZone::utc(), utc("2025-05-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   CHECK(*resolve_time(p, c) == utc("2025-05-09T02:29:39.508328Z"));
   auto q = parse_line_prefix("[W522 11:47:46.952883182 TCPStore.cpp:106] [c10d] sendBytes failed");
   CHECK(*resolve_time(q, c) == utc("2025-05-22T11:47:46.952883Z"));
@@ -66,7 +66,7 @@ TEST_CASE("Ray and srun label prefixes") {
 TEST_CASE("torchrun elastic agent glog line") {
   auto p = parse_line_prefix(
       "E0813 08:21:22.980000 1245483 torch/distributed/elastic/multiprocessing/api.py:984] failed (exitcode: -6)");
-  TimeContext c{TimeZone::utc(), utc("2025-08-01T00:00:00Z"), std::nullopt};
+  TimeContext c{TimeZone::utc(), utc("2025-08-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   CHECK(*resolve_time(p, c) == utc("2025-08-13T08:21:22.98Z"));
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("syslog with and without hostname / with dmesg monotonic inside") {
   CHECK(p.host == "worker4");
   REQUIRE(p.mono);
   CHECK(*p.mono == 240314528856);
-  TimeContext c{TimeZone::utc(), utc("2024-11-30T00:00:00Z"), std::nullopt};
+  TimeContext c{TimeZone::utc(), utc("2024-11-30T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   CHECK(*resolve_time(p, c) == utc("2024-12-02T10:43:35Z"));
   auto q = parse_line_prefix("May 18 19:02:39 kernel: NVRM: GPU at PCI:0000:2b:00: GPU-0b11d014");
   CHECK(q.host.empty());
@@ -132,7 +132,7 @@ TEST_CASE("journald JSON records give epoch micros and hostname") {
 
 TEST_CASE("local times use the source's zone") {
   auto p = parse_line_prefix("Mar 14 10:41:07 node03 kernel: x");
-  TimeContext c{*TimeZone::parse("+01:00"), utc("2025-03-14T00:00:00Z"), std::nullopt};
+  TimeContext c{*TimeZone::parse("+01:00"), utc("2025-03-14T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   CHECK(*resolve_time(p, c) == utc("2025-03-14T09:41:07Z"));
 }
 
@@ -225,7 +225,7 @@ TEST_CASE("a wrapper with its own stamp and tag before a syslog header: the inne
 }
 
 TEST_CASE("more stamps real logs carry: Go's and Python's slash dates, date(1), quoted and indented pastes") {
-  TimeContext c{TimeZone::utc(), utc("2024-05-01T00:00:00Z"), std::nullopt};
+  TimeContext c{TimeZone::utc(), utc("2024-05-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   auto go = parse_line_prefix("2024/08/09 13:32:51 XidCriticalError: Xid=79 on Device=GPU-3b6e");
   CHECK(*resolve_time(go, c) == utc("2024-08-09T13:32:51Z"));
   CHECK(std::string_view("2024/08/09 13:32:51 XidCriticalError: Xid=79").substr(go.message_offset) == "XidCriticalError: Xid=79");

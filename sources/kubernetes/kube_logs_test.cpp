@@ -136,14 +136,14 @@ TEST_CASE("pod logs: a workload without pods") {
 TEST_CASE("pod log lines keep the API server's time / rank and message follow") {
   std::string line = "2025-05-06T10:25:15.426415540Z [rank2]:[E0506 10:25:15.426415540 ProcessGroupNCCL.cpp:629] [Rank 2] Watchdog caught";
   LinePrefix p = parse_line_prefix(line);
-  auto t = resolve_time(p, TimeContext{TimeZone::utc(), 0, std::nullopt});
+  auto t = resolve_time(p, TimeContext{TimeZone::utc(), 0, std::nullopt, std::nullopt, std::nullopt});
   REQUIRE(t);
   CHECK(*t == *parse_kube_time("2025-05-06T10:25:15.426415Z"));
   CHECK(p.rank == 2);
   CHECK(p.host.empty());  // the node comes from the file's host hint
   std::string nccl = "2025-05-06T10:00:41.118230511Z llm-pretrain-master-0:412:412 [0] NCCL INFO Bootstrap : Using eth0";
   LinePrefix q = parse_line_prefix(nccl);
-  CHECK(resolve_time(q, TimeContext{TimeZone::utc(), 0, std::nullopt}) == *parse_kube_time("2025-05-06T10:00:41.118230Z"));
+  CHECK(resolve_time(q, TimeContext{TimeZone::utc(), 0, std::nullopt, std::nullopt, std::nullopt}) == *parse_kube_time("2025-05-06T10:00:41.118230Z"));
   CHECK(q.host.empty());  // the pod name NCCL prints is not taken for a host: the node hint stays
 }
 

@@ -144,7 +144,7 @@ TEST_CASE("each emitted line carries Loki's time and host in a prefix the scan r
   CHECK(l.rfind("2025-03-14T09:41:43.123456Z node03 loki: NVRM: Xid", 0) == 0);
   LinePrefix p = parse_line_prefix(l);
   CHECK(p.host == "node03");
-  CHECK(resolve_time(p, TimeContext{TimeZone::utc(), 0, {}}) == Micros(1741945303123456));
+  CHECK(resolve_time(p, TimeContext{TimeZone::utc(), 0, {}, {}, {}}) == Micros(1741945303123456));
   CHECK(l.substr(p.message_offset).rfind("NVRM: Xid", 0) == 0);
 
   // The line's own prefixes still parse after it; the Loki time stays (the outermost stamp).
@@ -154,11 +154,11 @@ TEST_CASE("each emitted line carries Loki's time and host in a prefix the scan r
   CHECK(n.host == "node01");
   CHECK(n.pid == 48212);
   CHECK(n.gpu == 1);
-  CHECK(resolve_time(n, TimeContext{TimeZone::utc(), 0, {}}) == Micros(1741945303123456));
+  CHECK(resolve_time(n, TimeContext{TimeZone::utc(), 0, {}, {}, {}}) == Micros(1741945303123456));
   std::string torch = loki_line(kT3, "node02", "[rank9]:[E314 09:41:46.496000226 ProcessGroupNCCL.cpp:1601] y");
   LinePrefix r = parse_line_prefix(torch);
   CHECK(r.rank == 9);
-  CHECK(resolve_time(r, TimeContext{TimeZone::utc(), Micros(1741945303123456), {}}) == Micros(1741945303123456));
+  CHECK(resolve_time(r, TimeContext{TimeZone::utc(), Micros(1741945303123456), {}, {}, {}}) == Micros(1741945303123456));
 }
 
 TEST_CASE("paging: the next page starts at the last time and the boundary repeats are dropped") {
