@@ -128,9 +128,9 @@ int run_diagnose(DiagnoseOptions& o) {
   if (!o.output.empty() && o.output != "-") {
     std::error_code ec;
     if (std::filesystem::is_directory(o.output, ec)) {
-      report_error(make_error(ErrorKind::usage, "is a directory", o.output, 0, {},
-                              "name a file for the report, e.g. -o " + (std::filesystem::path(o.output) / "report.json").string()));
-      return kOutput;
+      return report_error(make_error(ErrorKind::output, "is a directory", o.output, 0, {},
+                                     "name a file for the report, e.g. -o " +
+                                         (std::filesystem::path(o.output) / "report.json").string()));
     }
   }
   warn_about_options(o);
@@ -183,9 +183,8 @@ int run_diagnose(DiagnoseOptions& o) {
     out << text;
     out.close();
     if (!out) {
-      report_error(make_error(ErrorKind::input, "cannot write the report", o.output, 0, {},
-                              "check that the directory exists and is writable"));
-      return kOutput;
+      return report_error(make_error(ErrorKind::output, "cannot write the report", o.output, 0, {},
+                                     "check that the directory exists and is writable"));
     }
   }
   warn_about_evidence(*report);

@@ -10,22 +10,30 @@
 
 namespace attribution {
 
+namespace {
+// One instance of a kind or scheduler for the life of the process (a static: nothing to free).
+template <typename T>
+const T* one() {
+  static const T instance;
+  return &instance;
+}
+}  // namespace
+
 const std::vector<const SourceKind*>& source_kinds() {
-  // Built once and kept for the life of the process.
   static const std::vector<const SourceKind*> kinds = {
-      new FilesKind,       // sources/files
-      new LokiKind,        // sources/loki
-      new PrometheusKind,  // sources/prometheus
-      new KubeLogsKind,    // sources/kubernetes
+      one<FilesKind>(),       // sources/files
+      one<LokiKind>(),        // sources/loki
+      one<PrometheusKind>(),  // sources/prometheus
+      one<KubeLogsKind>(),    // sources/kubernetes
   };
   return kinds;
 }
 
 const std::vector<const Scheduler*>& schedulers() {
   static const std::vector<const Scheduler*> all = {
-      new StaticScheduler,  // sources/static
-      new SlurmScheduler,   // sources/slurm
-      new KueueScheduler,   // sources/kueue
+      one<StaticScheduler>(),  // sources/static
+      one<SlurmScheduler>(),   // sources/slurm
+      one<KueueScheduler>(),   // sources/kueue
   };
   return all;
 }

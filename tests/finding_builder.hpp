@@ -29,7 +29,7 @@ struct Builder {
     f.pci = pci;
     f.first_seen = f.last_seen = t;
     f.time_inferred = inferred;
-    f.evidence.push_back(Evidence{t, inferred, "s", host, rank, "f.log:" + std::to_string(++line), rule});
+    f.evidence.push_back(Evidence{t, inferred, "s", host, rank, "f.log:" + std::to_string(++line), rule, false, {}});
     raw.push_back(f);
     return raw.back();
   }

@@ -33,7 +33,7 @@ std::string field(simdjson::dom::element obj, const char* key) {
 }
 
 struct Outcome {
-  std::string family, category, blame, root_id, root_rule, root_host, root_pci, root_gpu;
+  std::string family, category, blame, root_id, root_rule, root_host, root_pci, root_gpu, root_rank, root_title;
   std::vector<std::string> root_blames;
   std::map<std::string, std::string> symptoms;  // rule -> explained_by
 };
@@ -55,6 +55,8 @@ Outcome read_report(simdjson::dom::element doc) {
     o.root_host = field(r, "host");
     o.root_pci = field(r, "pci");
     o.root_gpu = field(r, "gpu");
+    o.root_rank = field(r, "rank");
+    o.root_title = field(r, "title");
   }
   simdjson::dom::array symptoms = doc["symptoms"];
   for (auto s : symptoms) o.symptoms[field(s, "rule")] = field(s, "explained_by");
@@ -76,6 +78,11 @@ std::vector<std::string> mismatches(const toml::table& want, const Outcome& got)
   check("root_pci", got.root_pci);
   if (auto g = want["root_gpu"].value<int64_t>(); g && std::to_string(*g) != got.root_gpu)
     out.push_back("root_gpu: want " + std::to_string(*g) + ", got '" + got.root_gpu + "'");
+  if (auto g = want["root_rank"].value<int64_t>(); g && std::to_string(*g) != got.root_rank)
+    out.push_back("root_rank: want " + std::to_string(*g) + ", got '" + got.root_rank + "'");
+  // The one line that says why: the words a reader needs to see in the root cause's title.
+  if (auto v = want["root_title"].value<std::string>(); v && got.root_title.find(*v) == std::string::npos)
+    out.push_back("root_title: want it to contain '" + *v + "', got '" + got.root_title + "'");
   if (want["no_hardware_blame"].value_or(false)) {
     bool hw = got.blame == "infrastructure" ||
               std::find(got.root_blames.begin(), got.root_blames.end(), "infrastructure") != got.root_blames.end();

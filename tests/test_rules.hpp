@@ -99,6 +99,22 @@ category = "first_failure"
 match = [{ line = "Root Cause (first observed failure):\n[0]:\n  time      : 2026-06-08_19:04:45\n  host      : c561-007.x.edu\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 102930)" }]
 
 [[rule]]
+id = "t.progress"
+title = "A rank's progress counters (a dump signal, a Flight Recorder status)"
+literals = ["Last enqueued work"]
+pattern = 'Last enqueued work: (?P<last_enqueued>-?\d+), last completed work: (?P<last_completed>-?\d+)'
+role = "context"
+match = [{ line = "Last enqueued work: 40, last completed work: 40" }]
+
+[[rule]]
+id = "t.setting"
+title = "NCCL setting"
+literals = [" set to "]
+pattern = '(?P<setting>NCCL_[A-Z_]+) set to (?P<value>\S+)'
+role = "context"
+match = [{ line = "NCCL_SOCKET_IFNAME set to eth0" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

@@ -1,5 +1,7 @@
 #include "core/analysis/precedence.hpp"
 
+#include "core/analysis/ranks.hpp"
+
 #include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -84,42 +86,6 @@ bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
            (a.rank < 0 || b.rank < 0 || a.rank == b.rank);
   if (ra.category != rb.category || ra.category.empty()) return false;
   return a.host.empty() != b.host.empty() || (same_host(a, b) && same_gpu(a, b));
-}
-
-std::optional<Localisation> hang_minority(const Timeline& t) {
-  // Ranks stuck in a collective report its sequence number; the rank(s) at a different one are behind.
-  std::map<int, std::pair<long, size_t>> seq_by_rank;  // rank -> (highest seq, finding)
-  for (size_t i = 0; i < t.findings.size(); ++i) {
-    const Finding& f = t.findings[i];
-    auto it = f.fields.find("seq");
-    if (it == f.fields.end() || f.rank < 0) continue;
-    long seq = std::atol(it->second.c_str());
-    auto [pos, fresh] = seq_by_rank.try_emplace(f.rank, seq, i);
-    if (!fresh && seq > pos->second.first) pos->second = {seq, i};
-  }
-  if (seq_by_rank.size() < 3) return std::nullopt;
-  std::map<long, std::vector<int>> ranks_at;
-  for (const auto& [rank, v] : seq_by_rank) ranks_at[v.first].push_back(rank);
-  if (ranks_at.size() < 2) return std::nullopt;
-  auto mode = std::max_element(ranks_at.begin(), ranks_at.end(),
-                               [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
-  // The minority: ranks behind the others, fewer than a third of the reporting ranks.
-  auto lowest = ranks_at.begin();
-  if (lowest == mode || lowest->second.size() * 3 > seq_by_rank.size()) return std::nullopt;
-  Localisation l;
-  l.kind = "hang-minority";
-  l.category = "collective_hang_straggler";
-  l.family = "unknown";
-  l.blame = Blame::unknown;
-  l.rank = lowest->second.front();
-  const Finding& f = t.findings[seq_by_rank[l.rank].second];
-  l.host = f.host;
-  l.title = fmt::format("Rank {} is behind: at collective sequence {} while {} ranks are at {}", l.rank,
-                        lowest->first, mode->second.size(), mode->first);
-  l.detail = fmt::format("ranks behind: {}", fmt::join(lowest->second, ", "));
-  for (int r : lowest->second) l.findings.push_back(seq_by_rank[r].second);
-  l.findings.push_back(seq_by_rank[mode->second.front()].second);
-  return l;
 }
 
 std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w) {
@@ -396,7 +362,19 @@ Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::
 
 // With no root cause: the suspect the residual evidence points at, strongest localisation first.
 std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
-  if (auto l = hang_minority(t)) return l;
+  if (auto l = collective_mismatch(t, rules)) return l;
+  if (auto l = host_mismatch(t, rules)) return l;
+  if (auto l = progress_behind(t, rules)) {
+    // A rank that timed out in an earlier collective, with nothing but timeouts anywhere: the
+    // reading of waited_without_fault holds too (most such hangs are the application's).
+    if (l->kind == "hang-minority" && !only_signals(t, rules, Signal::timeout).empty()) {
+      l->family = "application";
+      l->blame = Blame::application;
+      l->detail += "; every error is a timeout and no node shows a fault: most such hangs are a rank busy or stuck "
+                   "in its own code, though its GPU and links stay candidates";
+    }
+    return l;
+  }
   if (auto l = converging_peer(t, w)) return l;
   if (auto l = waited_without_fault(t, rules)) return l;
   if (auto l = library_error_without_fault(t, rules)) return l;
@@ -423,7 +401,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   std::sort(roots.begin(), roots.end(), [&](size_t a, size_t b) { return dem.better(a, b); });
   std::map<size_t, size_t> root_index;
   for (size_t i = 0; i < roots.size(); ++i) {
-    d.roots.push_back(RootCause{roots[i], {}, repeated_on_one_gpu(t, rules, roots[i])});
+    d.roots.push_back(RootCause{roots[i], {}, repeated_on_one_gpu(t, rules, roots[i]), {}});
     root_index[roots[i]] = i;
   }
 

@@ -8,6 +8,7 @@
 
 #include "core/base/model.hpp"
 #include "core/rules/rules.hpp"
+#include "core/analysis/localisation.hpp"
 #include "core/analysis/timeline.hpp"
 
 namespace attribution {
@@ -26,18 +27,6 @@ struct Link {
   std::optional<size_t> root;  // index into Diagnosis::roots
   std::string why;             // "rule xid.79 explains xid.45 (scope gpu, within 5m)"
   bool same_fault = false;     // the root's own fault, seen by another rule or source
-};
-
-struct Localisation {
-  std::string kind;  // hang-minority | converging-peer | waited-without-fault | library-error-without-fault | first-failure
-  std::string category;  // outcome category
-  std::string family;
-  Blame blame = Blame::unknown;
-  std::string title, detail;
-  std::string action;  // empty: inspect the suspect's logs
-  std::string host;
-  int rank = -1;
-  std::vector<size_t> findings;  // supporting evidence
 };
 
 struct Diagnosis {

@@ -23,6 +23,13 @@ std::string_view to_string(SourceStatus s) {
 
 bool continues_burst(const Finding& prev, const Finding& next, Micros burst) {
   if (prev.time_inferred != next.time_inferred) return false;
+  // Lines of one rule that report different settings ("NCCL_IB_HCA set to ...", "NCCL_SOCKET_IFNAME
+  // set to ...") are different facts: folding would keep only the first.
+  auto setting = [](const Finding& f) {
+    auto it = f.fields.find("setting");
+    return it == f.fields.end() ? std::string_view() : std::string_view(it->second);
+  };
+  if (setting(prev) != setting(next)) return false;
   return next.time_inferred || next.first_seen - prev.last_seen <= burst;
 }
 

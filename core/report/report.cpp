@@ -213,7 +213,7 @@ struct ReportBuilder {
     rc.category = l.category;
     rc.family = l.family;
     rc.blame = l.blame;
-    rc.confidence = Confidence::low;
+    rc.confidence = l.confidence;
     rc.host = l.host;
     rc.rank = l.rank;
     rc.localised = true;

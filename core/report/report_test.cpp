@@ -32,7 +32,7 @@ Report sample_report() {
     f.host = host;
     f.rank = rank;
     f.first_seen = f.last_seen = t;
-    f.evidence.push_back(Evidence{t, false, "kernel", host, rank, std::string(host) + ".log:7", text});
+    f.evidence.push_back(Evidence{t, false, "kernel", host, rank, std::string(host) + ".log:7", text, false, {}});
     raw.push_back(f);
   };
   add("t.xid79", "node3", kT0 + 60 * kMicrosPerSecond, -1, "NVRM: Xid (PCI:0000:b9:00): 79, \xff bad");

@@ -1,0 +1,160 @@
+#include <catch2/catch.hpp>
+
+#include "core/analysis/precedence.hpp"
+#include "core/analysis/ranks.hpp"
+#include "tests/finding_builder.hpp"
+
+using namespace attribution;
+using namespace attribution::test;
+
+namespace {
+
+const char* node_of(int rank) {
+  static const char* nodes[] = {"node1", "node2", "node3", "node4"};
+  return nodes[rank / 4];
+}
+
+// Rank `rank` timed out in collective `seq` running `op` on `numel` elements.
+Finding& timeout(Builder& b, int rank, int seq, const char* op = "ALLREDUCE", const char* numel = "262144") {
+  Finding& f = b.add("t.watchdog", node_of(rank), kT0 + 10 * kMin, rank);
+  f.fields = {{"seq", std::to_string(seq)}, {"op", op}, {"numel_in", numel}, {"numel_out", numel}};
+  return f;
+}
+
+// Rank `rank`'s counters, as a dump signal or a Flight Recorder status prints them.
+Finding& counters(Builder& b, int rank, int enqueued, int completed) {
+  Finding& f = b.add("t.progress", node_of(rank), kT0 + 10 * kMin, rank);
+  f.fields = {{"last_enqueued", std::to_string(enqueued)}, {"last_completed", std::to_string(completed)}};
+  return f;
+}
+
+Finding& setting(Builder& b, const char* host, const char* name, const char* value) {
+  Finding& f = b.add("t.setting", host, kT0, -1);
+  f.fields = {{"setting", name}, {"value", value}};
+  f.evidence.front().text = std::string(name) + " set to " + value;  // two lines, not one line seen twice
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("progress: the rank whose enqueued count is behind the collective the others wait in is named") {
+  Builder b;
+  for (int r = 0; r < 8; ++r)
+    if (r == 6) counters(b, r, 40, 40);
+    else timeout(b, r, 41);
+  auto t = b.timeline();
+  auto l = progress_behind(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "never-enqueued");
+  CHECK(l->rank == 6);
+  CHECK(l->host == "node2");
+  CHECK(l->blame == Blame::application);
+  CHECK(l->title == "Rank 6 never enqueued collective 41, which the other 7 rank(s) were waiting in");
+  CHECK(l->action.find("Do not drain") != std::string::npos);
+}
+
+TEST_CASE("progress: a rank ahead of the others is not a suspect") {
+  Builder b;
+  for (int r = 0; r < 8; ++r)
+    if (r == 3) counters(b, r, 45, 40);
+    else timeout(b, r, 41);
+  auto t = b.timeline();
+  CHECK_FALSE(progress_behind(t, b.rules));
+}
+
+TEST_CASE("progress: when most ranks are behind, the few that waited are not the odd ones out") {
+  Builder b;
+  for (int r = 0; r < 6; ++r) counters(b, r, 40, 40);
+  timeout(b, 6, 41);
+  auto t = b.timeline();
+  CHECK_FALSE(progress_behind(t, b.rules));
+}
+
+TEST_CASE("progress: a rank that issued the collective and never finished it while the others did") {
+  Builder b;
+  for (int r = 0; r < 6; ++r) counters(b, r, 42, r == 2 ? 40 : 41);
+  auto t = b.timeline();
+  auto l = progress_behind(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "stuck-in-collective");
+  CHECK(l->rank == 2);
+  CHECK(l->blame == Blame::unknown);
+  CHECK(l->title == "Rank 2 issued collective 41 but never completed it, while the other 5 rank(s) completed 41");
+}
+
+TEST_CASE("progress: every rank inside the same collective localises nothing") {
+  Builder b;
+  for (int r = 0; r < 8; ++r) {
+    timeout(b, r, 41);
+    counters(b, r, 41, 40);
+  }
+  auto t = b.timeline();
+  CHECK_FALSE(progress_behind(t, b.rules));
+  CHECK_FALSE(collective_mismatch(t, b.rules));
+}
+
+TEST_CASE("progress: process groups are compared apart") {
+  Builder b;
+  for (int r = 0; r < 4; ++r) timeout(b, r, 41).fields["pg"] = "0";
+  for (int r = 0; r < 4; ++r) counters(b, r, 7, 7).fields["pg"] = "3";  // another group, far behind: not comparable
+  auto t = b.timeline();
+  CHECK_FALSE(progress_behind(t, b.rules));
+}
+
+TEST_CASE("mismatch: the rank that ran another collective at the same sequence number is named") {
+  Builder b;
+  for (int r = 0; r < 4; ++r) r == 2 ? timeout(b, r, 41, "ALLGATHER", "4096") : timeout(b, r, 41);
+  auto t = b.timeline();
+  auto l = collective_mismatch(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "collective-mismatch");
+  CHECK(l->rank == 2);
+  CHECK(l->host == "node1");
+  CHECK(l->blame == Blame::application);
+  CHECK(l->confidence == Confidence::medium);
+  CHECK(l->title.find("rank 2 ran ALLGATHER (NumelIn 4096, NumelOut 4096) as collective 41 while the other 3 rank(s) "
+                      "ran ALLREDUCE") != std::string::npos);
+  // Through the resolver: with no cause, the mismatch is the root of the diagnosis.
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.localisation);
+  CHECK(d.localisation->kind == "collective-mismatch");
+}
+
+TEST_CASE("mismatch: two ranks that disagree name no odd one") {
+  Builder b;
+  timeout(b, 0, 5, "ALLREDUCE");
+  timeout(b, 4, 5, "BROADCAST");
+  auto t = b.timeline();
+  auto l = collective_mismatch(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->host.empty());
+  CHECK(l->title.rfind("Ranks disagree on collective 5", 0) == 0);
+}
+
+TEST_CASE("hosts: the node whose NCCL setting differs from the others is named, every setting read") {
+  Builder b;
+  for (const char* h : {"node1", "node2", "node3", "node4"}) {
+    setting(b, h, "NCCL_SOCKET_IFNAME", "eth0");
+    setting(b, h, "NCCL_IB_HCA", std::string(h) == "node3" ? "mlx5_1" : "mlx5_0");
+  }
+  auto t = b.timeline();
+  auto l = host_mismatch(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "host-mismatch");
+  CHECK(l->host == "node3");
+  CHECK(l->family == "configuration");
+  CHECK(l->title == "node3 differs from the other 3 node(s): NCCL_IB_HCA is 'mlx5_1' there and 'mlx5_0' on the others");
+}
+
+TEST_CASE("hosts: two nodes that differ, or no majority, name nobody") {
+  Builder two;
+  setting(two, "node1", "NCCL_IB_HCA", "mlx5_0");
+  setting(two, "node2", "NCCL_IB_HCA", "mlx5_1");
+  auto t2 = two.timeline();
+  CHECK_FALSE(host_mismatch(t2, two.rules));
+  Builder split;
+  for (const char* h : {"node1", "node2"}) setting(split, h, "NCCL_IB_HCA", "mlx5_0");
+  for (const char* h : {"node3", "node4"}) setting(split, h, "NCCL_IB_HCA", "mlx5_1");
+  auto t4 = split.timeline();
+  CHECK_FALSE(host_mismatch(t4, split.rules));
+}
