@@ -9,7 +9,7 @@
 namespace attribution {
 
 struct Localisation {
-  // collective-mismatch | host-mismatch | never-enqueued | silent-rank | stuck-in-collective | hang-minority |
+  // collective-mismatch | host-mismatch | never-enqueued | stuck-in-collective | hang-minority |
   // converging-peer | waited-without-fault | library-error-without-fault | first-failure
   std::string kind;
   std::string category;  // outcome category
