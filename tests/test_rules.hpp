@@ -115,6 +115,15 @@ role = "context"
 match = [{ line = "NCCL_SOCKET_IFNAME set to eth0" }]
 
 [[rule]]
+id = "t.stack"
+title = "A main thread's stack"
+literals = ["MainThread"]
+pattern = 'MainThread\n(?P<stack>(?:\s+\S[^\n]*\n?)+)'
+role = "context"
+lines = 4
+match = [{ line = "MainThread\n    wait (threading.py:324)" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

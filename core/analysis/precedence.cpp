@@ -1,6 +1,7 @@
 #include "core/analysis/precedence.hpp"
 
 #include "core/analysis/ranks.hpp"
+#include "core/analysis/stacks.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -364,6 +365,7 @@ Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::
 std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
   if (auto l = collective_mismatch(t, rules)) return l;
   if (auto l = host_mismatch(t, rules)) return l;
+  if (auto l = stack_outlier(t, rules)) return l;
   if (auto l = progress_behind(t, rules)) {
     // A rank that timed out in an earlier collective, with nothing but timeouts anywhere: the
     // reading of waited_without_fault holds too (most such hangs are the application's).

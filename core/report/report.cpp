@@ -222,16 +222,17 @@ struct ReportBuilder {
                                   : "Inspect " + (l.host.empty() ? std::string("the named process") : l.host) +
                                         "'s logs around the first seen time; no fault signature was found, so this "
                                         "is a suspect, not a verdict.";
-    if (!l.findings.empty()) {
-      rc.first_seen = F[l.findings.front()].first_seen;
-      rc.last_seen = rc.first_seen;
-      rc.time_inferred = F[l.findings.front()].time_inferred;
-      for (size_t fi : l.findings) {
-        rc.count += F[fi].count;
-        rc.first_seen = std::min(rc.first_seen, F[fi].first_seen);
-        rc.last_seen = std::max(rc.last_seen, F[fi].last_seen);
-        evidence_of(F[fi], rc.evidence);
-      }
+    // Its span: the lines that have a time (a stack dump has none of its own), else the first line's.
+    bool timed = std::any_of(l.findings.begin(), l.findings.end(), [&](size_t fi) { return F[fi].first_seen != kTimeUnknown; });
+    bool first = true;
+    for (size_t fi : l.findings) {
+      rc.count += F[fi].count;
+      evidence_of(F[fi], rc.evidence);
+      if (timed && F[fi].first_seen == kTimeUnknown) continue;
+      rc.first_seen = first ? F[fi].first_seen : std::min(rc.first_seen, F[fi].first_seen);
+      rc.last_seen = first ? F[fi].last_seen : std::max(rc.last_seen, F[fi].last_seen);
+      if (first) rc.time_inferred = F[fi].time_inferred;
+      first = false;
     }
     return rc;
   }
