@@ -286,6 +286,8 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
       m.line_rules(text, s, &hits, &found);
       rule_set.insert(hits.begin(), hits.end());
       blocks.insert(found.begin(), found.end());
+      m.tail_hits(text, s, &hits);  // a trace line: the scan reads only the last ones, but it is a match
+      rule_set.insert(hits.begin(), hits.end());
     }
     std::vector<std::pair<int, std::map<std::string, std::string>>> matched;
     for (int r : rule_set) {

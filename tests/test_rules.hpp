@@ -124,6 +124,15 @@ lines = 4
 match = [{ line = "MainThread\n    wait (threading.py:324)" }]
 
 [[rule]]
+id = "t.trace"
+title = "A per-call trace"
+literals = [": opCount "]
+pattern = '(?P<op>[A-Z][A-Za-z]+): opCount (?P<op_count>[0-9a-f]+)'
+role = "context"
+tail = true
+match = [{ line = "h:1:2 [0] NCCL INFO AllReduce: opCount 1e7" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

@@ -54,14 +54,19 @@ std::pair<long, size_t> mode(const std::map<long, std::vector<int>>& by_value) {
   return best;
 }
 
+// A rank, or a process with no rank (a negative id: see rank_progress).
 const RankProgress& of(const std::vector<RankProgress>& ranks, int rank) {
   return *std::find_if(ranks.begin(), ranks.end(), [&](const RankProgress& p) { return p.rank == rank; });
 }
 
-std::string pg_words(const std::string& pg) { return pg == "0" ? std::string() : " (process group " + pg + ")"; }
+std::string pg_words(const std::string& pg) {
+  if (pg == "0") return {};
+  if (pg.rfind("nccl:", 0) == 0) return " (NCCL communicators of " + pg.substr(5) + " ranks)";
+  return " (process group " + pg + ")";
+}
 
 void set_suspect(Localisation& l, const std::vector<RankProgress>& ranks, const std::vector<int>& odd) {
-  l.rank = odd.front();
+  l.rank = std::max(odd.front(), -1);
   std::set<std::string> hosts;
   for (int r : odd) hosts.insert(of(ranks, r).host);
   if (hosts.size() == 1) l.host = *hosts.begin();
@@ -70,16 +75,64 @@ void set_suspect(Localisation& l, const std::vector<RankProgress>& ranks, const 
       if (l.findings.size() < 8) l.findings.push_back(i);
 }
 
-std::string rank_list(const std::vector<int>& ranks) {
-  return fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ", "));
+// "rank 2", "ranks 2, 5", or the processes' own names when some have no rank.
+std::string rank_list(const std::vector<RankProgress>& all, const std::vector<int>& ids) {
+  if (std::all_of(ids.begin(), ids.end(), [](int r) { return r >= 0; }))
+    return fmt::format("{} {}", ids.size() == 1 ? "rank" : "ranks", fmt::join(ids, ", "));
+  std::vector<std::string> names;
+  for (int r : ids) names.push_back(of(all, r).who);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+std::string capitalised(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
+std::optional<long> hex_number(const std::string& s) {
+  long v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 16);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// NCCL_DEBUG_SUBSYS=COLL prints a line per call ("AllGather: opCount 28d ... count 15360 ... [nranks=4]");
+// a burst of them is one finding, and its last line says how far the process got.
+bool add_trace(RankProgress& p, const Finding& f) {
+  if (f.evidence.empty()) return false;
+  const auto& c = f.evidence.back().captures;
+  auto at = c.find("op_count");
+  auto op = c.find("op");
+  if (at == c.end() || op == c.end()) return false;
+  auto n = hex_number(at->second);
+  if (!n || *n < p.traced_at) return false;
+  p.traced_at = *n;
+  p.traced_op = op->second;
+  auto numel = c.find("numel_in");
+  p.traced_numel = numel == c.end() ? std::string() : numel->second;
+  return true;
 }
 
 }  // namespace
 
 std::vector<std::pair<std::string, std::vector<RankProgress>>> rank_progress(const Timeline& t, const RuleSet& rules) {
   std::map<std::string, std::map<int, RankProgress>> groups;
+  std::map<std::pair<std::string, int64_t>, int> process_ids;  // (host, pid) -> -2, -3, ... in timeline order
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
+    bool trace = !f.evidence.empty() && f.evidence.back().captures.count("op_count");
+    if (trace) {
+      if (f.rank < 0 && f.pid < 0) continue;
+      int id = f.rank >= 0 ? f.rank : process_ids.try_emplace({f.host, f.pid}, -2 - int(process_ids.size())).first->second;
+      auto n = f.evidence.back().captures.find("nranks");
+      RankProgress& p = groups["nccl:" + (n == f.evidence.back().captures.end() ? std::string("?") : n->second)][id];
+      p.rank = id;
+      p.who = f.rank >= 0 ? fmt::format("rank {}", f.rank)
+                          : fmt::format("process {}{}", f.pid, f.host.empty() ? "" : " on " + f.host);
+      if (p.host.empty()) p.host = f.host;
+      if (add_trace(p, f)) p.findings.push_back(i);
+      continue;
+    }
     if (f.rank < 0 || !(f.fields.count("seq") || f.fields.count("last_enqueued") || f.fields.count("last_completed")))
       continue;
     // A context line (a dump, a Flight Recorder status) reports counters; a symptom's seq is a timeout.
@@ -87,6 +140,7 @@ std::vector<std::pair<std::string, std::vector<RankProgress>>> rank_progress(con
     std::string pg = field(f, "pg");
     RankProgress& p = groups[pg.empty() ? "0" : pg][f.rank];
     p.rank = f.rank;
+    p.who = fmt::format("rank {}", f.rank);
     add_progress(p, f, timed_out, i);
   }
   std::vector<std::pair<std::string, std::vector<RankProgress>>> out;
@@ -104,13 +158,19 @@ std::vector<std::pair<std::string, std::vector<RankProgress>>> rank_progress(con
 
 std::optional<Localisation> collective_mismatch(const Timeline& t, const RuleSet& rules) {
   for (const auto& [pg, ranks] : rank_progress(t, rules)) {
-    // Ranks that timed out in the same collective, grouped by what they say it is.
+    // Ranks at the same collective (where they timed out, or the last one NCCL's trace shows them
+    // issue), grouped by what they say it is.
     std::map<long, std::map<std::string, std::vector<int>>> at;
-    for (const RankProgress& p : ranks)
+    for (const RankProgress& p : ranks) {
       if (p.timed_out_at >= 0 && !p.op.empty())
         at[p.timed_out_at][fmt::format("{} (NumelIn {}, NumelOut {})", p.op, p.numel_in.empty() ? "?" : p.numel_in,
                                        p.numel_out.empty() ? "?" : p.numel_out)]
             .push_back(p.rank);
+      else if (p.traced_at >= 0)
+        at[p.traced_at][fmt::format("{} (count {})", p.traced_op, p.traced_numel.empty() ? "?" : p.traced_numel)]
+            .push_back(p.rank);
+    }
+    bool traced = pg.rfind("nccl:", 0) == 0;
     for (const auto& [seq, kinds] : at) {
       if (kinds.size() < 2) continue;
       auto fewest = std::min_element(kinds.begin(), kinds.end(),
@@ -127,12 +187,14 @@ std::optional<Localisation> collective_mismatch(const Timeline& t, const RuleSet
       for (const auto& [k, rs] : kinds) others += k == fewest->first ? 0 : rs.size();
       bool odd_one_out = fewest->second.size() < most->second.size();
       if (odd_one_out) set_suspect(l, ranks, fewest->second);
-      l.title = odd_one_out ? fmt::format("{} ran {} as collective {}{} while the other {} rank(s) ran {}",
-                                          rank_list(fewest->second), fewest->first, seq, pg_words(pg), others, most->first)
-                            : fmt::format("Ranks disagree on collective {}{}: {}", seq, pg_words(pg),
+      std::string where = traced ? fmt::format("opCount {:x}", seq) : fmt::format("collective {}", seq);
+      l.title = odd_one_out ? capitalised(fmt::format("{} ran {} as {}{} while the other {} rank(s) ran {}",
+                                                      rank_list(ranks, fewest->second), fewest->first, where,
+                                                      pg_words(pg), others, most->first))
+                            : fmt::format("Ranks disagree on {}{}: {}", where, pg_words(pg),
                                           fmt::join([&] {
                                             std::vector<std::string> v;
-                                            for (const auto& [k, rs] : kinds) v.push_back(rank_list(rs) + " ran " + k);
+                                            for (const auto& [k, rs] : kinds) v.push_back(rank_list(ranks, rs) + " ran " + k);
                                             return v;
                                           }(), "; "));
       l.detail = "ranks at the same collective sequence number issued different collectives: the code took a "
@@ -141,12 +203,18 @@ std::optional<Localisation> collective_mismatch(const Timeline& t, const RuleSet
                              "the same order with the same sizes (a rank-dependent branch, an uneven last batch, a "
                              "skipped layer); TORCH_DISTRIBUTED_DEBUG=DETAIL checks each call and names the first "
                              "mismatch. No node is at fault.",
-                             odd_one_out ? rank_list(fewest->second) : std::string("the ranks"));
-      if (!odd_one_out)
+                             odd_one_out ? rank_list(ranks, fewest->second) : std::string("the ranks"));
+      if (!odd_one_out) {
+        // No odd one out: name the node when they all run on one.
+        std::set<std::string> hosts;
         for (const auto& [k, rs] : kinds)
-          for (int r : rs)
+          for (int r : rs) {
+            hosts.insert(of(ranks, r).host);
             for (size_t i : of(ranks, r).findings)
               if (l.findings.size() < 8) l.findings.push_back(i);
+          }
+        if (hosts.size() == 1) l.host = *hosts.begin();
+      }
       return l;
     }
   }
@@ -187,7 +255,7 @@ std::optional<Localisation> never_enqueued(const std::string& pg, const std::vec
   Localisation l;
   set_suspect(l, ranks, behind);
   const RankProgress& first = of(ranks, behind.front());
-  std::string who = behind.size() == 1 ? fmt::format("Rank {}", first.rank) : "R" + rank_list(behind).substr(1);
+  std::string who = capitalised(rank_list(ranks, behind));
   std::string where = l.host.empty() ? std::string("its node") : l.host;
   if (!counted) {
     l.kind = "hang-minority";
@@ -199,7 +267,7 @@ std::optional<Localisation> never_enqueued(const std::string& pg, const std::vec
     l.detail = fmt::format("ranks behind: {}", fmt::join(behind, ", "));
     l.action = fmt::format("Inspect {} on {} first: it fell behind the others. Its own log and a stack of the process "
                            "say whether it was stuck in its code or in the GPU or network.",
-                           rank_list(behind), where);
+                           rank_list(ranks, behind), where);
   } else {
     l.kind = "never-enqueued";
     l.category = "collective_hang_rank_behind";
@@ -210,11 +278,11 @@ std::optional<Localisation> never_enqueued(const std::string& pg, const std::vec
     l.detail = fmt::format("{}'s last issued collective is {} (last completed {}); the others timed out in {}: it was "
                            "stuck before the collective (its own Python code, data loading, I/O, a different code "
                            "path), not in the GPU or the network",
-                           rank_list(behind), first.enqueued, first.completed, w.seq);
+                           rank_list(ranks, behind), first.enqueued, first.completed, w.seq);
     l.action = fmt::format("Inspect {} on {}: what it was doing when the others waited (its own log before the "
                            "timeout, a py-spy dump or faulthandler stack of that process). Do not drain the node on "
                            "this evidence: nothing here says the hardware failed.",
-                           rank_list(behind), where);
+                           rank_list(ranks, behind), where);
   }
   // The evidence: the suspect's own counters, then one rank that waited.
   if (const auto& w0 = of(ranks, w.ranks.front()); !w0.findings.empty()) l.findings.push_back(w0.findings.front());
@@ -242,13 +310,48 @@ std::optional<Localisation> stuck_inside(const std::string& pg, const std::vecto
   set_suspect(l, ranks, lagging);
   const RankProgress& first = of(ranks, lagging.front());
   l.title = fmt::format("{} issued collective {}{} but never completed it, while the other {} rank(s) completed {}",
-                        lagging.size() == 1 ? fmt::format("Rank {}", first.rank) : "R" + rank_list(lagging).substr(1),
+                        capitalised(rank_list(ranks, lagging)),
                         first.completed + 1, pg_words(pg), n, c);
   l.detail = "it was stuck inside the collective, not before it: its GPU, its links or the fabric to its peers are "
              "candidates, and so is a kernel that never finished on that GPU";
   l.action = fmt::format("Check {}'s GPU and links on {} (nvidia-smi -q for errors, dcgmi diag -r 2, ibstat and the "
                          "port counters); if they are clean, take a stack of the process while it hangs.",
-                         rank_list(lagging), l.host.empty() ? std::string("its node") : l.host);
+                         rank_list(ranks, lagging), l.host.empty() ? std::string("its node") : l.host);
+  return l;
+}
+
+}  // namespace
+
+namespace {
+
+// NCCL's per-call trace: the process(es) whose last call comes before the call most others reached
+// stopped issuing collectives there (the classic "no output after opCount N" of a hung rank).
+std::optional<Localisation> trace_stopped(const std::string& pg, const std::vector<RankProgress>& ranks) {
+  std::map<long, std::vector<int>> at;
+  for (const RankProgress& p : ranks)
+    if (p.traced_at >= 0) at[p.traced_at].push_back(p.rank);
+  auto [reached, n] = mode(at);
+  size_t traced = 0;
+  std::vector<int> behind;
+  for (const auto& [v, rs] : at) {
+    traced += rs.size();
+    if (v < reached) behind.insert(behind.end(), rs.begin(), rs.end());
+  }
+  if (behind.empty() || traced < 3 || behind.size() * 3 > traced) return std::nullopt;
+  Localisation l;
+  l.kind = "never-enqueued";
+  l.category = "collective_hang_rank_behind";
+  l.family = "application";
+  l.blame = Blame::application;
+  set_suspect(l, ranks, behind);
+  const RankProgress& first = of(ranks, behind.front());
+  l.title = fmt::format("{}'s last NCCL call is opCount {:x}{}, while the other {} process(es) went on to opCount {:x}",
+                        capitalised(rank_list(ranks, behind)), first.traced_at, pg_words(pg), n, reached);
+  l.detail = "it stopped issuing collectives before the others: stuck in its own code, data loading or I/O, or a "
+             "different code path; its GPU or network would show as a call issued and never finished";
+  l.action = fmt::format("Inspect {} on {}: what it was doing after its last NCCL call (its own log, a py-spy dump "
+                         "of the process). Do not drain the node on this evidence.",
+                         rank_list(ranks, behind), l.host.empty() ? std::string("its node") : l.host);
   return l;
 }
 
@@ -259,6 +362,7 @@ std::optional<Localisation> progress_behind(const Timeline& t, const RuleSet& ru
     Waited w = waited_in(ranks);
     if (w.seq >= 0)
       if (auto l = never_enqueued(pg, ranks, w)) return l;
+    if (auto l = trace_stopped(pg, ranks)) return l;
   }
   for (const auto& [pg, ranks] : rank_progress(t, rules))
     if (auto l = stuck_inside(pg, ranks)) return l;

@@ -16,17 +16,21 @@ namespace attribution {
 // One rank's progress in one process group, as its watchdog, dump-signal and Flight Recorder lines
 // report it. -1: not reported.
 struct RankProgress {
-  int rank = -1;
+  int rank = -1;     // -1: a process no line ties to a rank (an NCCL trace's host:pid), named by `who`
+  std::string who;   // "rank 3", or "process 45012 on h03r3n06"
   std::string host;
   long timed_out_at = -1;  // the collective its watchdog timed out in (SeqNum)
   long enqueued = -1;      // the last collective it issued (a timeout at N means at least N)
   long completed = -1;     // the last one it finished
   bool counted = false;    // a line printed its enqueued count (not only the collective it timed out in)
   std::string op, numel_in, numel_out;  // the timed-out collective: its type and sizes
+  long traced_at = -1;                  // NCCL_DEBUG_SUBSYS=COLL: the last collective it issued (opCount)
+  std::string traced_op, traced_numel;  // and its type and element count
   std::vector<size_t> findings;         // the lines that say so
 };
 
-// Per process group ("0" when a line does not say which), each reporting rank's progress, rank order.
+// Per process group ("0" when a line does not say which; "nccl:<nranks>" for NCCL's own per-call trace,
+// whose opCount is not PyTorch's sequence number), each reporting rank's progress, rank order.
 std::vector<std::pair<std::string, std::vector<RankProgress>>> rank_progress(const Timeline& t, const RuleSet& rules);
 
 // Ranks at the same collective that disagree on its type or size: an application fault (one code

@@ -112,7 +112,7 @@ TEST_CASE("mismatch: the rank that ran another collective at the same sequence n
   CHECK(l->host == "node1");
   CHECK(l->blame == Blame::application);
   CHECK(l->confidence == Confidence::medium);
-  CHECK(l->title.find("rank 2 ran ALLGATHER (NumelIn 4096, NumelOut 4096) as collective 41 while the other 3 rank(s) "
+  CHECK(l->title.find("Rank 2 ran ALLGATHER (NumelIn 4096, NumelOut 4096) as collective 41 while the other 3 rank(s) "
                       "ran ALLREDUCE") != std::string::npos);
   // Through the resolver: with no cause, the mismatch is the root of the diagnosis.
   auto d = resolve_precedence(t, b.rules, b.w);
@@ -157,4 +157,30 @@ TEST_CASE("hosts: two nodes that differ, or no majority, name nobody") {
   for (const char* h : {"node3", "node4"}) setting(split, h, "NCCL_IB_HCA", "mlx5_1");
   auto t4 = split.timeline();
   CHECK_FALSE(host_mismatch(t4, split.rules));
+}
+
+TEST_CASE("traces: the process whose NCCL calls stop before the others' is named; a mismatch at one call too") {
+  Builder b;
+  auto trace = [&](int rank, const char* op_count, const char* op) -> Finding& {
+    Finding& f = b.add("t.trace", node_of(rank), kT0 + 10 * kMin, rank);
+    f.evidence.front().text = std::to_string(rank);
+    f.evidence.front().captures = {{"op", op}, {"op_count", op_count}, {"numel_in", "18816"}, {"nranks", "8"}};
+    return f;
+  };
+  for (int r = 0; r < 8; ++r) trace(r, r == 6 ? "34e" : "34f", "AllReduce");
+  auto t = b.timeline();
+  auto l = progress_behind(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "never-enqueued");
+  CHECK(l->rank == 6);
+  CHECK(l->title == "Rank 6's last NCCL call is opCount 34e (NCCL communicators of 8 ranks), while the other 7 "
+                    "process(es) went on to opCount 34f");
+  Builder m;
+  b = m;
+  for (int r = 0; r < 4; ++r) trace(r, "28d", r == 2 ? "AllGather" : "AllReduce");
+  auto t2 = b.timeline();
+  auto x = collective_mismatch(t2, b.rules);
+  REQUIRE(x);
+  CHECK(x->rank == 2);
+  CHECK(x->title.rfind("Rank 2 ran AllGather (count 18816) as opCount 28d", 0) == 0);
 }

@@ -21,12 +21,18 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   RE2::Options opt;
   opt.set_log_errors(false);
   opt.set_max_mem(64 << 20);
-  for (const auto& r : rules.rules) m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
+  // Tail rules stay out of the forward prefilter: their lines are many and only the last ones count.
+  for (const auto& r : rules.rules)
+    if (!r.tail) m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
   for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
   m->prefilter_ = std::make_unique<LiteralSearch>(m->literals_);
   m->set_ = std::make_unique<SetHolder>(opt);
   for (size_t i = 0; i < rules.rules.size(); ++i) {
     const Rule& r = rules.rules[i];
+    if (r.tail) {
+      m->tail_rules_.push_back(static_cast<int>(i));
+      continue;
+    }
     if (r.lines > 1) {
       m->block_rules_.push_back(static_cast<int>(i));
       continue;
@@ -75,6 +81,14 @@ void Matcher::block_triggers(std::string_view line, Stream stream, std::vector<i
   hits->clear();
   for (int idx : block_rules_)
     if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line)) hits->push_back(idx);
+}
+
+void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* hits) const {
+  hits->clear();
+  for (int idx : tail_rules_) {
+    std::map<std::string, std::string> caps;
+    if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line) && captures(idx, line, &caps)) hits->push_back(idx);
+  }
 }
 
 void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {

@@ -34,6 +34,10 @@ class Matcher {
   // line a benign rule knows is noise whatever else it looks like (then `hits` is that rule alone
   // and `blocks` is empty). `rules match` shows the same.
   void line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const;
+  // Tail rules (per-call traces) reading `stream` that match `line`; the scan reads them from a
+  // file's end (FileScanner::scan_tail), never in the forward pass.
+  void tail_hits(std::string_view line, Stream stream, std::vector<int>* hits) const;
+  const std::vector<int>& tail_rules() const { return tail_rules_; }
   // Named captures of rule `index` on `text`; false if it does not match.
   bool captures(int index, std::string_view text, std::map<std::string, std::string>* out) const;
   const RuleSet& rules() const { return rules_; }
@@ -49,6 +53,7 @@ class Matcher {
   std::unique_ptr<SetHolder> set_;
   std::vector<int> set_to_rule_;
   std::vector<int> block_rules_;
+  std::vector<int> tail_rules_;
 };
 
 }  // namespace attribution

@@ -17,8 +17,8 @@ size_t naive_candidate(const RuleSet& set, std::string_view buf, size_t from) {
     size_t eol = buf.find('\n', start);
     std::string_view line = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
     for (const auto& r : set.rules)
-      for (const auto& l : r.literals)
-        if (line.find(l) != std::string_view::npos) return start;
+      for (const auto& l : r.literals)  // tail rules are read from a file's end, not by the forward prefilter
+        if (!r.tail && line.find(l) != std::string_view::npos) return start;
     if (eol == std::string_view::npos) break;
     start = eol + 1;
   }

@@ -61,7 +61,7 @@ constexpr size_t kMaxLiteral = 1024;  // the scan's windows overlap by the longe
 const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
                                          "category", "family", "blame", "confidence", "action", "priority",
                                          "burst", "scope", "within", "explains", "repeated", "when", "match", "no_match",
-                                         "fallback", "signal"};
+                                         "fallback", "signal", "tail"};
 const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
                                          "network-fabric", "host", "host-oom", "storage", "scheduler",
                                          "application", "configuration", "unknown"};
@@ -228,16 +228,20 @@ Status parse_rule_precedence(const toml::table& t, const TomlReader& rr, Rule& r
   return Ok{};
 }
 
-// How the rule reads in special cases: repeated, fallback, signal.
+// How the rule reads in special cases: repeated, fallback, signal, tail.
 Status parse_rule_variants(const toml::table& t, const TomlReader& rr, Rule& rule) {
   if (const toml::node* rp = t.get("repeated")) {
     ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
   }
   if (const toml::node* fb = t.get("fallback")) {
-    auto v = fb->value<bool>();
-    if (!v) return rr.error("fallback", "fallback is true or false");
-    if (*v && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
-    rule.fallback = *v;
+    if (!fb->as_boolean()) return rr.error("fallback", "fallback is true or false");  // not 1 (toml++ would convert)
+    bool v = fb->as_boolean()->get();
+    if (v && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
+    rule.fallback = v;
+  }
+  if (const toml::node* tl = t.get("tail")) {
+    if (!tl->as_boolean()) return rr.error("tail", "tail is true or false");
+    rule.tail = tl->as_boolean()->get();
   }
   std::string signal;
   if (auto st = read_str(rr, "signal", signal, false); !st) return st;
@@ -326,6 +330,7 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   if (auto st = parse_rule_variants(t, rr, rule); !st) return st.error();
   if (auto st = parse_rule_samples(t, rr, rule); !st) return st.error();
   if (auto st = compile_rule(t, rr, rule); !st) return st.error();
+  if (rule.tail && rule.lines > 1) return rr.error("tail", "a tail rule reads one line: drop `lines`");
   return rule;
 }
 

@@ -70,6 +70,9 @@ struct Rule {
   // A cause that is one only when nothing stronger is there (a row-remap-pending Xid, one RDMA
   // completion error): the root cause, at low confidence, only when no other cause exists.
   bool fallback = false;
+  // A per-call trace (a line per collective): the forward scan skips it, and only each process's
+  // last matching line near the end of a file is read (how far it got). Single-line rules only.
+  bool tail = false;
   Signal signal = Signal::error;
   std::vector<Sample> match, no_match;
   std::string file;  // where it was defined, for messages

@@ -93,6 +93,8 @@ TEST_CASE("invalid rules are errors with the line") {
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { blame = \"gpu\" }\n"), "blame 'gpu'");
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { after = 2 }\n"), "unknown key 'after'");
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = 2\n"), "repeated is a table");
+  bad(std::string(base).replace(base.find("explains ="), 0, "tail = 1\n"), "tail is true or false");
+  bad(std::string(base).replace(base.find("explains ="), 0, "tail = true\nlines = 3\n"), "a tail rule reads one line");
   const std::string literals = "literals = [\"NVRM: Xid\"]";
   bad(std::string(base).replace(base.find(literals), literals.size(), "literals = [\"" + std::string(2000, 'x') + "\"]"),
       "a literal must be at most 1024 bytes");
@@ -170,7 +172,7 @@ TEST_CASE("the prefilter + RE2::Set path agrees with running every rule on every
     slow.clear();
     for (size_t i = 0; i < set->rules.size(); ++i) {
       const Rule& r = set->rules[i];
-      if (r.lines > 1 || !r.reads_stream(Stream::applog)) continue;
+      if (r.lines > 1 || r.tail || !r.reads_stream(Stream::applog)) continue;  // tail rules: scan_tail
       bool lit = false;
       for (const auto& l : r.literals) lit |= line.find(l) != std::string::npos;
       std::map<std::string, std::string> caps;

@@ -165,6 +165,7 @@ class FileScanner {
       if (eol == std::string_view::npos) break;
       pos = eol + 1;
     }
+    scan_tail(out);
     if (record_) out.extract = recorded_extract(window_lines(), out);
     out.year_inferred = year_guessed_;
     return out;
@@ -200,6 +201,48 @@ class FileScanner {
     if (pos <= counted_pos_) return;
     counted_lines_ += count_byte(buf_.substr(counted_pos_, pos - counted_pos_), '\n');
     counted_pos_ = pos;
+  }
+
+  // Tail rules (per-call traces): from the file's end back, each process's last matching line,
+  // until kTailPatience candidate lines in a row name no new process (or kTailLines were read). A
+  // million trace lines cost a few dozen matches, not a million.
+  static constexpr int kTailPatience = 32;
+  static constexpr int kTailLines = 4096;
+  void scan_tail(FileScan& out) {
+    for (int r : m_.tail_rules()) {
+      const Rule& rule = m_.rules().rules[r];
+      if (!rule.reads_stream(stream_)) continue;
+      std::vector<size_t> starts;
+      std::set<std::tuple<std::string_view, int64_t, int>> seen;
+      size_t end = buf_.size();
+      for (int misses = 0, read = 0; end > 0 && misses < kTailPatience && read < kTailLines; ++read) {
+        size_t hit = std::string_view::npos;
+        for (const auto& lit : rule.literals)
+          if (size_t h = buf_.substr(0, end).rfind(lit); h != std::string_view::npos && (hit == std::string_view::npos || h > hit))
+            hit = h;
+        if (hit == std::string_view::npos) break;
+        size_t nl = buf_.rfind('\n', hit);
+        size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+        std::string_view line = line_at(buf_, start);
+        std::map<std::string, std::string> caps;
+        LinePrefix prefix = parse_line_prefix(line);
+        bool fresh = m_.captures(r, line, &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
+        if (fresh) starts.push_back(start);
+        misses = fresh ? 0 : misses + 1;
+        end = start;
+      }
+      std::sort(starts.begin(), starts.end());
+      for (size_t start : starts) {
+        // Newlines before `start`, from the forward pass's count (the pages before it may be released).
+        int64_t lines = start >= counted_pos_
+                            ? counted_lines_ + count_byte(buf_.substr(counted_pos_, start - counted_pos_), '\n')
+                            : counted_lines_ - count_byte(buf_.substr(start, counted_pos_ - start), '\n');
+        std::string_view line = line_at(buf_, start);
+        int64_t line_no = file_.extract ? file_.extract->origin_line(start, lines) : lines + 1;
+        touch(start);
+        emit(r, line, line, start, line_no, parse_line_prefix(line), out);
+      }
+    }
   }
 
   void touch(size_t pos) {

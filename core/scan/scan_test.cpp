@@ -218,3 +218,25 @@ TEST_CASE("a file many prefilter windows long: literals across a window edge, li
   CHECK(r.findings[1].time_inferred);
   CHECK(r.findings[1].first_seen == utc("2025-03-14T09:52:00Z"));
 }
+
+TEST_CASE("tail rules: each process's last trace line near the end, with its own line number and captures") {
+  Fixture fx;
+  std::string text = "Mar 14 09:40:00 node1 kernel: boot noise\n";
+  for (int i = 0; i < 20000; ++i)
+    text += fmt::format("node1:{}:{} [0] NCCL INFO {}: opCount {:x} count 1\n", 100 + i % 2, 100 + i % 2,
+                        i == 19998 ? "AllGather" : "AllReduce", i / 2);
+  text += "Mar 14 09:41:07 node2 kernel: [86412.123456] NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n";
+  auto p = fx.dir.file("trace.log", text);
+  auto r = fx.run({p});
+  std::map<int64_t, const Finding*> by_pid;
+  for (const auto& f : r.findings)
+    if (fx.rule(f).id == "t.trace") by_pid[f.pid] = &f;
+  REQUIRE(by_pid.size() == 2);  // 20,000 lines, two processes: two findings
+  const Evidence& e = by_pid.at(100)->evidence.back();
+  CHECK(e.captures.at("op") == "AllGather");  // the last call of process 100 (i = 19998)
+  CHECK(e.captures.at("op_count") == fmt::format("{:x}", 19998 / 2));
+  CHECK(e.location == p + ":20000");
+  CHECK(by_pid.at(101)->evidence.back().location == p + ":20001");
+  // The forward pass still finds the other rules' lines, before and after the trace.
+  CHECK(std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return fx.rule(f).id == "t.xid79"; }));
+}
