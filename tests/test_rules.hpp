@@ -133,6 +133,15 @@ tail = true
 match = [{ line = "h:1:2 [0] NCCL INFO AllReduce: opCount 1e7" }]
 
 [[rule]]
+id = "t.step"
+title = "Step time"
+literals = ["per iteration (ms): "]
+pattern = 'per iteration \(ms\): (?P<step_ms>[\d.]+)'
+role = "context"
+burst = "2h"
+match = [{ line = "elapsed time per iteration (ms): 812.4" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

@@ -1,6 +1,7 @@
 #include "core/analysis/precedence.hpp"
 
 #include "core/analysis/ranks.hpp"
+#include "core/analysis/slowdown.hpp"
 #include "core/analysis/stacks.hpp"
 
 #include <algorithm>
@@ -377,10 +378,12 @@ std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, co
     }
     return l;
   }
+  if (auto l = straggler(t)) return l;
   if (auto l = converging_peer(t, w)) return l;
   if (auto l = waited_without_fault(t, rules)) return l;
   if (auto l = library_error_without_fault(t, rules)) return l;
-  return first_failure(t, rules);
+  if (auto l = first_failure(t, rules)) return l;
+  return throughput_drop(t);  // nothing failed that a line says: a job that only got slower
 }
 
 }  // namespace

@@ -33,7 +33,18 @@ bool continues_burst(const Finding& prev, const Finding& next, Micros burst) {
   return next.time_inferred || next.first_seen - prev.last_seen <= burst;
 }
 
+void add_to_series(Finding& f, float value) {
+  if (f.series_head.size() < kSeriesHead) {
+    f.series_head.push_back(value);
+    return;
+  }
+  f.series_tail.push_back(value);
+  if (f.series_tail.size() > kSeriesTail) f.series_tail.erase(f.series_tail.begin());
+}
+
 void fold_into(Finding& prev, Finding&& next) {
+  for (float v : next.series_head) add_to_series(prev, v);
+  for (float v : next.series_tail) add_to_series(prev, v);
   prev.count += next.count;
   prev.last_seen = std::max(prev.last_seen, next.last_seen);
   if (next.evidence.empty()) return;

@@ -96,7 +96,14 @@ struct Finding {
   // de-duplication even when no line names it (one fault must not split into several).
   int64_t file = -1;
   bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
+  // A measure the lines carry (a step time, capture `step_ms` or `step_s`), in milliseconds: the
+  // first kSeriesHead values of the burst and the latest kSeriesTail, for the slowdown analysis.
+  std::vector<float> series_head, series_tail;
 };
+
+constexpr size_t kSeriesHead = 32, kSeriesTail = 32;
+// Adds one value of a finding's measure, in order.
+void add_to_series(Finding& f, float value);
 
 // Whether `next` continues the burst `prev` holds (the caller has checked they are the same rule,
 // host, GPU, rank, peer and process): both timed the same way, and `next` starts no later than
@@ -109,13 +116,13 @@ void fold_into(Finding& prev, Finding&& next);
 // The captures read after the scan: ip and alias (timeline: another name of the finding's host), comm
 // (the process a line names, for the report), exit_code, xid and cause_xid (precedence); seq, pg, op,
 // numel_in, numel_out, last_enqueued and last_completed (a rank's progress, core/analysis/ranks);
-// setting and value (a host's configuration, the same); stack (a process's main thread, the same). The scan keeps only these; the others have
+// setting and value (a host's configuration, the same); stack (a process's main thread, the same); score (a straggler report's, core/analysis/slowdown). The scan keeps only these; the others have
 // done their work there (host, rank, gpu, pci, busid, peer, time) or are checked by samples only, and
 // a 1,000-node job holds tens of thousands of findings.
 inline bool kept_capture(std::string_view name) {
   static constexpr std::string_view kKept[] = {"ip",       "alias",         "comm",           "exit_code", "xid",
                                                "cause_xid", "seq",          "pg",             "op",        "numel_in",
-                                               "numel_out", "last_enqueued", "last_completed", "setting",  "value", "stack"};
+                                               "numel_out", "last_enqueued", "last_completed", "setting",  "value", "stack", "score"};
   return std::find(std::begin(kKept), std::end(kKept), name) != std::end(kKept);
 }
 
