@@ -100,9 +100,14 @@ std::optional<Localisation> throughput_drop(const Timeline& t) {
     l.category = "throughput_degradation";
     l.family = "unknown";
     l.blame = Blame::unknown;
-    l.title = fmt::format("Steps got {:.1f}x slower: {:.0f} ms each at the start, {:.0f} ms or more in the last {} "
-                          "reports",
-                          median(recent) / start, start, fastest_recent, kSustained);
+    // Said in the log's own unit: a step time, or a rate (samples per second) that fell.
+    bool rate = !f.evidence.empty() && f.evidence.front().captures.count("samples_per_sec");
+    l.title = rate ? fmt::format("Steps got {:.1f}x slower: {:.1f} samples/s at the start, {:.1f} or fewer in the last "
+                                 "{} reports",
+                                 median(recent) / start, 1000.0 / start, 1000.0 / fastest_recent, kSustained)
+                   : fmt::format("Steps got {:.1f}x slower: {:.0f} ms each at the start, {:.0f} ms or more in the last "
+                                 "{} reports",
+                                 median(recent) / start, start, fastest_recent, kSustained);
     l.detail = "a sustained throughput drop, not a failure (the job may still be running); the step time is the "
                "job's, printed by one rank, so it names no rank and no node";
     l.action = "Find what slowed every step: a straggler report (NVIDIA Resiliency Extension, Megatron's "

@@ -21,6 +21,22 @@ bool has_any(std::string_view s, std::initializer_list<std::string_view> words) 
 std::string frame_of(std::string_view line) {
   while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
   line = trim_right(line);
+  // gdb: #N  0x... in function (args) at file:line  |  #N  function (args) from library
+  if (!line.empty() && line.front() == '#') {
+    size_t sp = line.find(' ');
+    std::string_view rest = sp == std::string_view::npos ? std::string_view() : line.substr(sp);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    if (rest.rfind("0x", 0) == 0)
+      if (size_t in = rest.find(" in "); in != std::string_view::npos) rest = rest.substr(in + 4);
+    size_t paren = rest.find(" (");
+    std::string_view fn = rest.substr(0, paren);
+    size_t at = rest.rfind(" at ");
+    size_t from = rest.rfind(" from ");
+    std::string_view where = at != std::string_view::npos ? rest.substr(at + 4)
+                             : from != std::string_view::npos ? rest.substr(from + 6)
+                                                              : std::string_view("?");
+    return fmt::format("{} ({})", fn, where);
+  }
   // faulthandler: File "path", line N in function
   if (line.rfind("File \"", 0) == 0) {
     size_t q = line.find('"', 6);
@@ -36,7 +52,7 @@ std::string frame_of(std::string_view line) {
 bool collective_frame(std::string_view f) {
   return has_any(f, {"torch/distributed/", "distributed_c10d", "c10d", "nccl", "NCCL", "all_reduce", "allreduce",
                      "all_gather", "allgather", "reduce_scatter", "broadcast", "barrier", "all_to_all", "alltoall",
-                     "synchronize", "deepspeed/comm", "_wait_for_tensors"});
+                     "synchronize", "Synchronize", "deepspeed/comm", "_wait_for_tensors"});
 }
 
 std::string activity_of(const std::vector<std::string>& frames) {
@@ -50,9 +66,9 @@ std::string activity_of(const std::vector<std::string>& frames) {
   if (any({"torch/utils/data", "dataloader", "DataLoader", "queue.py", "multiprocessing/"})) return "data loading";
   if (any({"tokeniz"})) return "tokenisation";
   if (any({"shutil.py", "/io.py", "_pyio", "h5py", "npyio", "pickle", "os.py", "(read ", "(write ", "(open ", "readinto",
-           "fsync"}))
+           "fsync", "libc_read", "libc_pread", "libc_write", "libc_pwrite", "libc_open", "_Py_read", "_Py_write"}))
     return "file I/O";
-  if (any({"threading.py", "_thread", "acquire", "lock"})) return "a lock or a wait";
+  if (any({"threading.py", "_thread", "acquire", "lock", "futex", "pthread_cond", "sem_wait"})) return "a lock or a wait";
   return "its own code";
 }
 

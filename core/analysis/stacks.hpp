@@ -1,5 +1,6 @@
 #pragma once
-// Stack dumps of a hung job (py-spy dump, Python faulthandler): where each process's main thread is.
+// Stack dumps of a hung job (py-spy dump, Python faulthandler, gdb backtraces): where each process's main
+// thread is.
 // One rank outside collectives (a data-loader queue, file I/O, a checkpoint, a lock) while its peers
 // wait in collectives is the rank holding the job (docs/hangs.md). Reads the `stack` capture.
 #include <optional>
@@ -21,7 +22,8 @@ struct StackReading {
   std::string innermost;       // the innermost frame, "function (file:line)"
 };
 
-// Frames innermost first: py-spy's "    fn (file:line)" or faulthandler's '  File "f", line n in fn'.
+// Frames innermost first: py-spy's "    fn (file:line)", faulthandler's '  File "f", line n in fn' or
+// gdb's "#n  0x.. in fn (args) at file:line".
 StackReading read_stack(const std::string& stack);
 
 // The process(es) outside collectives while at least as many others wait in them.

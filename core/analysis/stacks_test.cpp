@@ -76,3 +76,18 @@ TEST_CASE("stacks: every rank in collectives, or most outside, names nobody") {
   auto t2 = most_out.timeline();
   CHECK_FALSE(stack_outlier(t2, most_out.rules));
 }
+
+TEST_CASE("stacks: gdb backtraces read as native frames: read(2) is file I/O, NCCL and CUDA syncs are collectives") {
+  StackReading io = read_stack(
+      "#0  0x00007f2a3c91e7e2 in __GI___libc_read (fd=23, buf=0x55d1c4f2a000, nbytes=65536) at "
+      "../sysdeps/unix/sysv/linux/read.c:26\n"
+      "#1  0x000055d1c2d9f3a1 in _Py_read (fd=23, buf=0x55d1c4f2a000, count=65536) at Python/fileutils.c:1800\n");
+  CHECK_FALSE(io.in_collective);
+  CHECK(io.activity == "file I/O");
+  CHECK(io.innermost == "__GI___libc_read (../sysdeps/unix/sysv/linux/read.c:26)");
+  StackReading sync = read_stack(
+      "#0  0x00007f11a9c3e117 in __futex_abstimed_wait_common () from /lib/x86_64-linux-gnu/libc.so.6\n"
+      "#1  0x00007f0f9b2c8a40 in cudaStreamSynchronize () from /usr/local/cuda/lib64/libcudart.so.12\n");
+  CHECK(sync.in_collective);
+  CHECK(read_stack("#0  0x00007f11a9c3e117 in pthread_cond_wait () from /lib/libc.so.6\n").activity == "a lock or a wait");
+}

@@ -96,8 +96,9 @@ struct Finding {
   // de-duplication even when no line names it (one fault must not split into several).
   int64_t file = -1;
   bool unlisted = false;  // a cause on a host outside the job's node list: kept, ranked after the job's own
-  // A measure the lines carry (a step time, capture `step_ms` or `step_s`), in milliseconds: the
-  // first kSeriesHead values of the burst and the latest kSeriesTail, for the slowdown analysis.
+  // A measure the lines carry, in milliseconds (a step time, capture `step_ms` or `step_s`; or the time per
+  // sample, from `samples_per_sec`): the first kSeriesHead values of the burst and the latest kSeriesTail,
+  // for the slowdown analysis.
   std::vector<float> series_head, series_tail;
 };
 

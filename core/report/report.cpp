@@ -85,6 +85,8 @@ std::string where(const std::string& host, int gpu, const std::string& pci, int 
 }
 
 std::string where(const ReportRootCause& rc) {
+  // A suspect the evidence does not tie to one machine (a job-wide slowdown, ranks on many nodes).
+  if (rc.localised && rc.host.empty() && rc.rank < 0 && rc.gpu < 0 && rc.pci.empty()) return "no single node";
   std::string s = where(rc.host, rc.gpu, rc.pci, rc.rank);
   if (rc.pid >= 0) s += fmt::format(" pid {}", rc.pid);
   if (!rc.process.empty()) s += fmt::format(" ({})", rc.process);

@@ -490,6 +490,8 @@ class FileScanner {
     // A step time joins the finding's series (milliseconds), whichever unit the line used.
     if (std::string ms = field("step_ms"); !ms.empty()) add_to_series(f, std::strtof(ms.c_str(), nullptr));
     else if (std::string sec = field("step_s"); !sec.empty()) add_to_series(f, 1000.0f * std::strtof(sec.c_str(), nullptr));
+    else if (std::string rate = field("samples_per_sec"); !rate.empty())  // a rate: its inverse grows as steps slow
+      if (float r = std::strtof(rate.c_str(), nullptr); r > 0) add_to_series(f, 1000.0f / r);
     for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
