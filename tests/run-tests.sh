@@ -12,20 +12,21 @@ stage() {  # each stage's wall time, so a slow stage is seen (the suite should s
 stage "set-up and release build"
 bash tests/setup-debian.sh
 ./build/attribution rules test >/dev/null
-# The fuzz targets build (clang) in the background, at low priority, while the tests wait on Slurm.
-# Their compiler is installed first, in the foreground: two installers at once would race for
-# dpkg's lock with the Slurm and Prometheus tests' own installs.
+# One clang tree (build-asan/) serves the sanitizer stage and the fuzz targets: the library, the CLI
+# and the tests under ASan + UBSan, the library instrumented for libFuzzer as well. It builds in the
+# background, at low priority, while the release tests wait on Slurm. Its compiler is installed
+# first, in the foreground: two installers at once would race for dpkg's lock with the Slurm and
+# Prometheus tests' own installs.
 bash tests/fuzz/run.sh --install-only
-mkdir -p build-fuzz
-nice -n 10 bash tests/fuzz/run.sh --build-only > build-fuzz/build.log 2>&1 &
-fuzz_build=$!
+export FUZZ_BUILD_DIR=build-asan FUZZ_WITH_TESTS=ON
+mkdir -p build-asan
+nice -n 10 bash tests/fuzz/run.sh --build-only > build-asan/build.log 2>&1 &
+sanitizer_build=$!
 stage "tests: unit, golden, scenario, fuzz inputs, integration (real Slurm, Prometheus; recorded HTTP)"
 (cd build && ctest --output-on-failure -j "$(nproc)")
 
-stage "sanitizers (ASan + UBSan): unit, golden and CLI tests"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" >/dev/null
-cmake --build build-asan -j "$(nproc)"
+stage "sanitizers (ASan + UBSan, clang): unit, golden, scenario and fuzz-input tests"
+wait "$sanitizer_build" || { cat build-asan/build.log >&2; exit 1; }
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j "$(nproc)" -L 'unit|golden|scenario|fuzz')
 # The fault matrix's hostile local files under the sanitizers (its HTTP cases mostly wait).
@@ -33,6 +34,5 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   bash tests/faults/matrix.sh build-asan/attribution --files-only
 
 stage "fuzz targets (libFuzzer, ASan + UBSan): every seed and regression input, then a fixed-seed exploration, docs/reliability.md"
-wait "$fuzz_build" || { cat build-fuzz/build.log >&2; exit 1; }
 bash tests/fuzz/run.sh --ci
 stage "done"

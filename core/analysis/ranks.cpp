@@ -188,15 +188,12 @@ std::optional<Localisation> collective_mismatch(const Timeline& t, const RuleSet
       bool odd_one_out = fewest->second.size() < most->second.size();
       if (odd_one_out) set_suspect(l, ranks, fewest->second);
       std::string where = traced ? fmt::format("opCount {:x}", seq) : fmt::format("collective {}", seq);
+      std::vector<std::string> what_each_ran;
+      for (const auto& [k, rs] : kinds) what_each_ran.push_back(rank_list(ranks, rs) + " ran " + k);
       l.title = odd_one_out ? capitalised(fmt::format("{} ran {} as {}{} while the other {} rank(s) ran {}",
                                                       rank_list(ranks, fewest->second), fewest->first, where,
                                                       pg_words(pg), others, most->first))
-                            : fmt::format("Ranks disagree on {}{}: {}", where, pg_words(pg),
-                                          fmt::join([&] {
-                                            std::vector<std::string> v;
-                                            for (const auto& [k, rs] : kinds) v.push_back(rank_list(ranks, rs) + " ran " + k);
-                                            return v;
-                                          }(), "; "));
+                            : fmt::format("Ranks disagree on {}{}: {}", where, pg_words(pg), fmt::join(what_each_ran, "; "));
       l.detail = "ranks at the same collective sequence number issued different collectives: the code took a "
                  "different path on some ranks, so the collective can never complete";
       l.action = fmt::format("Find why {} issued a different collective: every rank must call the same collectives in "

@@ -37,14 +37,26 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ "$install_only" = 1 ] && exit 0
 
-build=$root/build-fuzz
-if [ ! -f "$build/CMakeCache.txt" ]; then
-  CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DATTRIBUTION_FUZZ=ON -DATTRIBUTION_TESTS=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >/dev/null
+# FUZZ_BUILD_DIR (default build-fuzz) and FUZZ_WITH_TESTS=ON: CI builds one clang tree for both the
+# fuzz targets and the sanitizer test stage (tests/run-tests.sh), the CLI and tests under ASan + UBSan too.
+build=$root/${FUZZ_BUILD_DIR:-build-fuzz}
+with_tests=${FUZZ_WITH_TESTS:-OFF}
+if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang' "$build/CMakeCache.txt"; then
+  rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"  # an older GCC configuration of this directory
 fi
-cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}" | grep -Ev '^\[ *[0-9]+%\]' || true
-for t in "${targets[@]}"; do
-  [ -x "$build/fuzz_$t" ] || { echo "fuzz: build-fuzz/fuzz_$t was not built" >&2; exit 1; }
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  flags="-O1 -gline-tables-only"
+  [ "$with_tests" = ON ] && flags="$flags -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DATTRIBUTION_FUZZ=ON -DATTRIBUTION_TESTS="$with_tests" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
+fi
+extra=()
+[ "$with_tests" = ON ] && extra=(attribution attribution_tests)
+cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}" "${extra[@]}" | grep -Ev '^\[ *[0-9]+%\]' || true
+for t in "${targets[@]}" "${extra[@]}"; do
+  f=$build/fuzz_$t
+  [ "$t" = attribution ] || [ "$t" = attribution_tests ] && f=$build/$t
+  [ -x "$f" ] || { echo "fuzz: ${f#"$root"/} was not built" >&2; exit 1; }
 done
 [ "$build_only" = 0 ] || exit 0
 
