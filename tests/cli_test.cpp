@@ -130,22 +130,8 @@ TEST_CASE("rules test passes on the built-ins / a broken rule file fails with fi
 
 TEST_CASE("sources check says of each source what the report's sources section says", "[golden]") {
   test::TempDir d;
-  d.file("logs/node01/kern.log",
-         "2025-03-21T10:05:00+00:00 node01 kernel: NVRM: Xid (PCI:0000:b9:00): 79, pid=1, name=python, GPU has "
-         "fallen off the bus.\n");
   d.file("empty/node01.log", "");
-  d.file("workload.toml", "id = \"77\"\nnodes = [\"node01\"]\nstart = \"2025-03-21T10:00:00Z\"\n"
-                          "end = \"2025-03-21T10:10:00Z\"\nstate = \"FAILED\"\n");
-  std::string config = d.file("attribution.toml", R"(
-[workload]
-scheduler = "static"
-static = "workload.toml"
-[[source]]
-name = "kernel"
-kind = "files"
-paths = ["logs/{host}/kern.log"]
-stream = "syslog"
-[[source]]
+  std::string config = test::xid79_static_job(d, R"([[source]]
 name = "nothing"
 kind = "files"
 paths = ["empty/{host}.log"]

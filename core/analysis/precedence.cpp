@@ -1,5 +1,6 @@
 #include "core/analysis/precedence.hpp"
 
+#include "core/analysis/hosts.hpp"
 #include "core/analysis/ranks.hpp"
 #include "core/analysis/slowdown.hpp"
 #include "core/analysis/stacks.hpp"
@@ -106,11 +107,7 @@ std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w
   int64_t top = -order[0].first;
   int64_t second = order.size() > 1 ? -order[1].first : 0;
   if (top < 2 || top <= 2 * second) return std::nullopt;  // no clear convergence
-  Localisation l;
-  l.kind = "converging-peer";
-  l.category = "peer_unreachable";
-  l.family = "unknown";
-  l.blame = Blame::unknown;
+  Localisation l = localisation("converging-peer", "peer_unreachable", "unknown", Blame::unknown);
   l.host = order[0].second;
   bool known = std::find(w.nodes.begin(), w.nodes.end(), l.host) != w.nodes.end() || w.nodes.empty();
   l.title = fmt::format("Peers' network errors converge on {}{}", l.host, known ? "" : " (an address not mapped to a node)");
@@ -131,10 +128,7 @@ std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rule
   }
   if (!best) return std::nullopt;
   const Finding& f = t.findings[*best];
-  Localisation l;
-  l.kind = "first-failure";
-  l.category = "first_failure";
-  l.family = "unknown";
+  Localisation l = localisation("first-failure", "first_failure", "unknown", Blame::unknown);
   l.host = f.host;
   l.rank = f.rank;
   auto ec = f.fields.find("exit_code");
@@ -225,11 +219,7 @@ std::optional<Localisation> waited_without_fault(const Timeline& t, const RuleSe
   std::vector<int> absent;
   for (int r : known)
     if (!waiting.count(r)) absent.push_back(r);
-  Localisation l;
-  l.kind = "waited-without-fault";
-  l.category = "rank_stuck_outside_collective";
-  l.family = "application";
-  l.blame = Blame::application;
+  Localisation l = localisation("waited-without-fault", "rank_stuck_outside_collective", "application", Blame::application);
   std::string what = op.empty() ? "a collective" : fmt::format("a collective ({}{})", op, seq.empty() ? "" : ", seq " + seq);
   if (absent.size() == 1 && !waiting.empty()) {
     l.rank = absent.front();
@@ -258,11 +248,8 @@ std::optional<Localisation> library_error_without_fault(const Timeline& t, const
   if (errors.empty()) return std::nullopt;
   std::set<std::string> hosts;
   for (size_t i : errors) hosts.insert(t.findings[i].host);
-  Localisation l;
-  l.kind = "library-error-without-fault";
-  l.category = "communication_library_error";
-  l.family = "configuration";
-  l.blame = Blame::unknown;
+  Localisation l = localisation("library-error-without-fault", "communication_library_error", "configuration",
+                                Blame::unknown);
   if (hosts.size() == 1) l.host = *hosts.begin();
   const Finding& first = t.findings[errors.front()];
   l.rank = first.rank;
@@ -364,20 +351,11 @@ Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::
 
 // With no root cause: the suspect the residual evidence points at, strongest localisation first.
 std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
-  if (auto l = collective_mismatch(t, rules)) return l;
+  std::vector<GroupProgress> progress = rank_progress(t, rules);
+  if (auto l = collective_mismatch(progress)) return l;
   if (auto l = host_mismatch(t, rules)) return l;
   if (auto l = stack_outlier(t, rules)) return l;
-  if (auto l = progress_behind(t, rules)) {
-    // A rank that timed out in an earlier collective, with nothing but timeouts anywhere: the
-    // reading of waited_without_fault holds too (most such hangs are the application's).
-    if (l->kind == "hang-minority" && !only_signals(t, rules, Signal::timeout).empty()) {
-      l->family = "application";
-      l->blame = Blame::application;
-      l->detail += "; every error is a timeout and no node shows a fault: most such hangs are a rank busy or stuck "
-                   "in its own code, though its GPU and links stay candidates";
-    }
-    return l;
-  }
+  if (auto l = progress_behind(progress, !only_signals(t, rules, Signal::timeout).empty())) return l;
   if (auto l = straggler(t)) return l;
   if (auto l = converging_peer(t, w)) return l;
   if (auto l = waited_without_fault(t, rules)) return l;

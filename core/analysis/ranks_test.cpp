@@ -28,12 +28,6 @@ Finding& counters(Builder& b, int rank, int enqueued, int completed) {
   return f;
 }
 
-Finding& setting(Builder& b, const char* host, const char* name, const char* value) {
-  Finding& f = b.add("t.setting", host, kT0, -1);
-  f.fields = {{"setting", name}, {"value", value}};
-  f.evidence.front().text = std::string(name) + " set to " + value;  // two lines, not one line seen twice
-  return f;
-}
 
 }  // namespace
 
@@ -43,7 +37,7 @@ TEST_CASE("progress: the rank whose enqueued count is behind the collective the 
     if (r == 6) counters(b, r, 40, 40);
     else timeout(b, r, 41);
   auto t = b.timeline();
-  auto l = progress_behind(t, b.rules);
+  auto l = progress_behind(rank_progress(t, b.rules), false);
   REQUIRE(l);
   CHECK(l->kind == "never-enqueued");
   CHECK(l->rank == 6);
@@ -59,7 +53,7 @@ TEST_CASE("progress: a rank ahead of the others is not a suspect") {
     if (r == 3) counters(b, r, 45, 40);
     else timeout(b, r, 41);
   auto t = b.timeline();
-  CHECK_FALSE(progress_behind(t, b.rules));
+  CHECK_FALSE(progress_behind(rank_progress(t, b.rules), false));
 }
 
 TEST_CASE("progress: when most ranks are behind, the few that waited are not the odd ones out") {
@@ -67,14 +61,14 @@ TEST_CASE("progress: when most ranks are behind, the few that waited are not the
   for (int r = 0; r < 6; ++r) counters(b, r, 40, 40);
   timeout(b, 6, 41);
   auto t = b.timeline();
-  CHECK_FALSE(progress_behind(t, b.rules));
+  CHECK_FALSE(progress_behind(rank_progress(t, b.rules), false));
 }
 
 TEST_CASE("progress: a rank that issued the collective and never finished it while the others did") {
   Builder b;
   for (int r = 0; r < 6; ++r) counters(b, r, 42, r == 2 ? 40 : 41);
   auto t = b.timeline();
-  auto l = progress_behind(t, b.rules);
+  auto l = progress_behind(rank_progress(t, b.rules), false);
   REQUIRE(l);
   CHECK(l->kind == "stuck-in-collective");
   CHECK(l->rank == 2);
@@ -89,8 +83,8 @@ TEST_CASE("progress: every rank inside the same collective localises nothing") {
     counters(b, r, 41, 40);
   }
   auto t = b.timeline();
-  CHECK_FALSE(progress_behind(t, b.rules));
-  CHECK_FALSE(collective_mismatch(t, b.rules));
+  CHECK_FALSE(progress_behind(rank_progress(t, b.rules), false));
+  CHECK_FALSE(collective_mismatch(rank_progress(t, b.rules)));
 }
 
 TEST_CASE("progress: process groups are compared apart") {
@@ -98,14 +92,14 @@ TEST_CASE("progress: process groups are compared apart") {
   for (int r = 0; r < 4; ++r) timeout(b, r, 41).fields["pg"] = "0";
   for (int r = 0; r < 4; ++r) counters(b, r, 7, 7).fields["pg"] = "3";  // another group, far behind: not comparable
   auto t = b.timeline();
-  CHECK_FALSE(progress_behind(t, b.rules));
+  CHECK_FALSE(progress_behind(rank_progress(t, b.rules), false));
 }
 
 TEST_CASE("mismatch: the rank that ran another collective at the same sequence number is named") {
   Builder b;
   for (int r = 0; r < 4; ++r) r == 2 ? timeout(b, r, 41, "ALLGATHER", "4096") : timeout(b, r, 41);
   auto t = b.timeline();
-  auto l = collective_mismatch(t, b.rules);
+  auto l = collective_mismatch(rank_progress(t, b.rules));
   REQUIRE(l);
   CHECK(l->kind == "collective-mismatch");
   CHECK(l->rank == 2);
@@ -125,38 +119,10 @@ TEST_CASE("mismatch: two ranks that disagree name no odd one") {
   timeout(b, 0, 5, "ALLREDUCE");
   timeout(b, 4, 5, "BROADCAST");
   auto t = b.timeline();
-  auto l = collective_mismatch(t, b.rules);
+  auto l = collective_mismatch(rank_progress(t, b.rules));
   REQUIRE(l);
   CHECK(l->host.empty());
   CHECK(l->title.rfind("Ranks disagree on collective 5", 0) == 0);
-}
-
-TEST_CASE("hosts: the node whose NCCL setting differs from the others is named, every setting read") {
-  Builder b;
-  for (const char* h : {"node1", "node2", "node3", "node4"}) {
-    setting(b, h, "NCCL_SOCKET_IFNAME", "eth0");
-    setting(b, h, "NCCL_IB_HCA", std::string(h) == "node3" ? "mlx5_1" : "mlx5_0");
-  }
-  auto t = b.timeline();
-  auto l = host_mismatch(t, b.rules);
-  REQUIRE(l);
-  CHECK(l->kind == "host-mismatch");
-  CHECK(l->host == "node3");
-  CHECK(l->family == "configuration");
-  CHECK(l->title == "node3 differs from the other 3 node(s): NCCL_IB_HCA is 'mlx5_1' there and 'mlx5_0' on the others");
-}
-
-TEST_CASE("hosts: two nodes that differ, or no majority, name nobody") {
-  Builder two;
-  setting(two, "node1", "NCCL_IB_HCA", "mlx5_0");
-  setting(two, "node2", "NCCL_IB_HCA", "mlx5_1");
-  auto t2 = two.timeline();
-  CHECK_FALSE(host_mismatch(t2, two.rules));
-  Builder split;
-  for (const char* h : {"node1", "node2"}) setting(split, h, "NCCL_IB_HCA", "mlx5_0");
-  for (const char* h : {"node3", "node4"}) setting(split, h, "NCCL_IB_HCA", "mlx5_1");
-  auto t4 = split.timeline();
-  CHECK_FALSE(host_mismatch(t4, split.rules));
 }
 
 TEST_CASE("traces: the process whose NCCL calls stop before the others' is named; a mismatch at one call too") {
@@ -169,7 +135,7 @@ TEST_CASE("traces: the process whose NCCL calls stop before the others' is named
   };
   for (int r = 0; r < 8; ++r) trace(r, r == 6 ? "34e" : "34f", "AllReduce");
   auto t = b.timeline();
-  auto l = progress_behind(t, b.rules);
+  auto l = progress_behind(rank_progress(t, b.rules), false);
   REQUIRE(l);
   CHECK(l->kind == "never-enqueued");
   CHECK(l->rank == 6);
@@ -179,8 +145,30 @@ TEST_CASE("traces: the process whose NCCL calls stop before the others' is named
   b = m;
   for (int r = 0; r < 4; ++r) trace(r, "28d", r == 2 ? "AllGather" : "AllReduce");
   auto t2 = b.timeline();
-  auto x = collective_mismatch(t2, b.rules);
+  auto x = collective_mismatch(rank_progress(t2, b.rules));
   REQUIRE(x);
   CHECK(x->rank == 2);
   CHECK(x->title.rfind("Rank 2 ran AllGather (count 18816) as opCount 28d", 0) == 0);
+}
+
+TEST_CASE("progress: with no counters, a rank that timed out in an earlier collective is a minority, the "
+          "application's only when every error is a timeout") {
+  Builder b;
+  for (int r = 0; r < 16; ++r) {
+    Finding& f = b.add("t.watchdog", node_of(r % 8), kT0, r);
+    f.fields["seq"] = r == 11 ? "41" : "42";
+  }
+  auto t = b.timeline();
+  auto progress = rank_progress(t, b.rules);
+  auto plain = progress_behind(progress, false);
+  REQUIRE(plain);
+  CHECK(plain->kind == "hang-minority");
+  CHECK(plain->rank == 11);
+  CHECK(plain->family == "unknown");
+  CHECK(plain->blame == Blame::unknown);
+  auto timeouts_only = progress_behind(progress, true);
+  REQUIRE(timeouts_only);
+  CHECK(timeouts_only->family == "application");
+  CHECK(timeouts_only->blame == Blame::application);
+  CHECK(timeouts_only->detail.find("every error is a timeout") != std::string::npos);
 }

@@ -31,11 +31,7 @@ std::map<int, std::string> rank_hosts(const Timeline& t) {
 }
 
 Localisation straggler_at(int rank, const std::string& host, std::string title, std::vector<size_t> findings) {
-  Localisation l;
-  l.kind = "straggler";
-  l.category = "straggler";
-  l.family = "unknown";
-  l.blame = Blame::unknown;
+  Localisation l = localisation("straggler", "straggler", "unknown", Blame::unknown);
   l.rank = rank;
   l.host = host;
   l.title = std::move(title);
@@ -43,7 +39,7 @@ Localisation straggler_at(int rank, const std::string& host, std::string title, 
              "throttled or failing GPU, a slow link, or uneven work on that rank";
   l.action = fmt::format("Check rank {}'s GPU on {} (nvidia-smi -q -d PERFORMANCE,CLOCK,TEMPERATURE,POWER for "
                          "throttling, dcgmi diag -r 2) and its links; if it stays slow, exclude the node and rerun.",
-                         rank, host.empty() ? std::string("its node") : host);
+                         rank, host_or_its_node(host));
   l.findings = std::move(findings);
   return l;
 }
@@ -95,11 +91,7 @@ std::optional<Localisation> throughput_drop(const Timeline& t) {
     // Sustained: even the fastest of the latest reports is slower by the factor, not one slow step.
     float fastest_recent = *std::min_element(recent.begin(), recent.end());
     if (start <= 0 || fastest_recent < start * kDegradation) continue;
-    Localisation l;
-    l.kind = "throughput-drop";
-    l.category = "throughput_degradation";
-    l.family = "unknown";
-    l.blame = Blame::unknown;
+    Localisation l = localisation("throughput-drop", "throughput_degradation", "unknown", Blame::unknown);
     // Said in the log's own unit: a step time, or a rate (samples per second) that fell.
     bool rate = !f.evidence.empty() && f.evidence.front().captures.count("samples_per_sec");
     l.title = rate ? fmt::format("Steps got {:.1f}x slower: {:.1f} samples/s at the start, {:.1f} or fewer in the last "

@@ -1,7 +1,6 @@
 #include "core/analysis/stacks.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
@@ -87,11 +86,6 @@ struct Process {
   size_t finding = 0;
 };
 
-std::string who_of(const Finding& f) {
-  if (f.rank >= 0) return fmt::format("rank {}", f.rank);
-  if (f.pid >= 0) return fmt::format("process {}{}", f.pid, f.host.empty() ? "" : " on " + f.host);
-  return "a process" + (f.host.empty() ? std::string() : " on " + f.host);
-}
 
 }  // namespace
 
@@ -116,12 +110,14 @@ StackReading read_stack(const std::string& stack) {
 }
 
 std::optional<Localisation> stack_outlier(const Timeline& t, const RuleSet& rules) {
-  std::map<std::string, Process> by_who;  // the last dump of each process says where it stayed
+  // One reading per process: a later dump (timeline order) replaces an earlier one. A burst of dumps
+  // folded into one finding reads as its first.
+  std::map<std::string, Process> by_who;
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
     auto it = f.fields.find("stack");
     if (it == f.fields.end() || rules.rules[f.rule].role != Role::context) continue;
-    Process p{who_of(f), f.host, f.rank, read_stack(it->second), i};
+    Process p{process_name(f.rank, f.pid, f.host), f.host, f.rank, read_stack(it->second), i};
     by_who[p.who] = std::move(p);
   }
   std::vector<const Process*> inside, outside;
@@ -129,11 +125,9 @@ std::optional<Localisation> stack_outlier(const Timeline& t, const RuleSet& rule
   if (outside.empty() || inside.empty() || outside.size() > inside.size()) return std::nullopt;
   const Process& first = *outside.front();
   bool storage = first.reading.network_fs;
-  Localisation l;
-  l.kind = "stack-outside-collective";
-  l.category = storage ? "rank_stuck_in_storage" : "rank_stuck_outside_collective";
-  l.family = storage ? "storage" : "application";
-  l.blame = storage ? Blame::unknown : Blame::application;
+  Localisation l = storage ? localisation("stack-outside-collective", "rank_stuck_in_storage", "storage", Blame::unknown)
+                           : localisation("stack-outside-collective", "rank_stuck_outside_collective", "application",
+                                          Blame::application);
   l.rank = first.rank;
   std::vector<std::string> names;
   for (const Process* p : outside) {
@@ -149,8 +143,7 @@ std::optional<Localisation> stack_outlier(const Timeline& t, const RuleSet& rule
       l.findings.push_back(i);
       break;
     }
-  std::string who = fmt::format("{}", fmt::join(names, ", "));
-  who[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(who[0])));
+  std::string who = capitalised(fmt::format("{}", fmt::join(names, ", ")));
   l.title = fmt::format("{}'s main thread is in {} ({}) while the other {} process(es) wait in collectives", who,
                         first.reading.activity, first.reading.innermost, inside.size());
   l.detail = storage ? "its stack runs through file I/O on a network or parallel file system: a slow or hung file "

@@ -117,13 +117,15 @@ void fold_into(Finding& prev, Finding&& next);
 // The captures read after the scan: ip and alias (timeline: another name of the finding's host), comm
 // (the process a line names, for the report), exit_code, xid and cause_xid (precedence); seq, pg, op,
 // numel_in, numel_out, last_enqueued and last_completed (a rank's progress, core/analysis/ranks);
-// setting and value (a host's configuration, the same); stack (a process's main thread, the same); score (a straggler report's, core/analysis/slowdown). The scan keeps only these; the others have
-// done their work there (host, rank, gpu, pci, busid, peer, time) or are checked by samples only, and
-// a 1,000-node job holds tens of thousands of findings.
+// setting and value (a host's set-up, core/analysis/hosts); stack (a process's main thread,
+// core/analysis/stacks). What a report says in its latest line (a straggler's score, an NCCL trace's
+// opCount) is read from the last evidence's captures instead. The scan keeps only these; the others
+// have done their work there (host, rank, gpu, pci, busid, peer, time) or are checked by samples
+// only, and a 1,000-node job holds tens of thousands of findings.
 inline bool kept_capture(std::string_view name) {
   static constexpr std::string_view kKept[] = {"ip",       "alias",         "comm",           "exit_code", "xid",
                                                "cause_xid", "seq",          "pg",             "op",        "numel_in",
-                                               "numel_out", "last_enqueued", "last_completed", "setting",  "value", "stack", "score"};
+                                               "numel_out", "last_enqueued", "last_completed", "setting",  "value", "stack"};
   return std::find(std::begin(kKept), std::end(kKept), name) != std::end(kKept);
 }
 

@@ -30,6 +30,16 @@ std::string markdown_cell(std::string_view s, bool authored) {
   return out;
 }
 
+std::string capitalised(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
+std::string lower_first(std::string s) {
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && (s.size() < 2 || !(s[1] >= 'A' && s[1] <= 'Z'))) s[0] += 'a' - 'A';
+  return s;
+}
+
 Result<std::string> read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(ErrorKind::config, "cannot read file", path, 0, {}, "check the path and its permissions");

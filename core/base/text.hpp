@@ -18,6 +18,11 @@ std::string_view trim_right(std::string_view s);
 // backticks turned into quotes so it cannot open a code span; authored text keeps its code spans.
 std::string markdown_cell(std::string_view s, bool authored = false);
 
+// `s` with its first letter upper-case / lower-case, to start or continue a sentence. lower_first
+// leaves acronyms alone ("NCCL error" stays).
+std::string capitalised(std::string s);
+std::string lower_first(std::string s);
+
 // A whole file as text. An Error names the file and says to check the path.
 Result<std::string> read_text_file(const std::string& path);
 

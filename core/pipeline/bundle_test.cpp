@@ -49,21 +49,7 @@ TEST_CASE("a bundle recorded with a token in the environment and a config carrie
   const std::string secret = "tok-Zq81-very-secret";
   setenv("ATTRIBUTION_TEST_PROM_TOKEN", secret.c_str(), 1);
   test::TempDir tmp;
-  std::string logs = tmp.file("logs/node01/kern.log",
-                              "2025-03-21T10:05:00+00:00 node01 kernel: NVRM: Xid (PCI:0000:b9:00): 79, pid=1, "
-                              "name=python, GPU has fallen off the bus.\n");
-  tmp.file("workload.toml", "id = \"77\"\nnodes = [\"node01\"]\nstart = \"2025-03-21T10:00:00Z\"\n"
-                            "end = \"2025-03-21T10:10:00Z\"\nstate = \"FAILED\"\n");
-  std::string config = tmp.file("attribution.toml", R"(
-[workload]
-scheduler = "static"
-static = "workload.toml"
-[[source]]
-name = "kernel"
-kind = "files"
-paths = ["logs/{host}/kern.log"]
-stream = "syslog"
-[[source]]
+  std::string config = test::xid79_static_job(tmp, R"([[source]]
 name = "prom"
 kind = "prometheus"
 url = "http://prom.test:9090"

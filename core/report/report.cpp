@@ -9,6 +9,7 @@
 
 #include "core/base/digest.hpp"
 #include "core/base/limits.hpp"
+#include "core/base/text.hpp"
 #include "core/scan/line_prefix.hpp"
 #include "core/report/render.hpp"
 
@@ -66,11 +67,6 @@ std::string own_words(const std::string& text) {
     m = m.substr(0, cut) + "...";
   }
   return m;
-}
-
-std::string lower_first(std::string s) {
-  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z' && (s.size() < 2 || !(s[1] >= 'A' && s[1] <= 'Z'))) s[0] += 'a' - 'A';
-  return s;
 }
 
 }  // namespace

@@ -90,22 +90,23 @@ Status check_family(const TomlReader& r, const std::string& family) {
 }
 
 // `blame` and `confidence`, parsed into their enums here and nowhere else; absent keys leave `out`.
-Status read_blame(const TomlReader& r, std::optional<Blame>& out) {
-  auto v = r.str("blame");
+template <typename E>
+Status read_enum(const TomlReader& r, const char* key, std::optional<E> (*parse)(std::string_view),
+                 std::optional<E>& out, const char* expected) {
+  auto v = r.str(key);
   if (!v) return v.error();
   if (!v.value()) return Ok{};
-  out = parse_blame(**v);
-  if (!out) return r.error("blame", fmt::format("blame '{}' is not one of infrastructure, application, scheduler, unknown", **v));
+  out = parse(**v);
+  if (!out) return r.error(key, fmt::format("{} '{}' is not one of {}", key, **v, expected));
   return Ok{};
 }
 
+Status read_blame(const TomlReader& r, std::optional<Blame>& out) {
+  return read_enum(r, "blame", parse_blame, out, "infrastructure, application, scheduler, unknown");
+}
+
 Status read_confidence(const TomlReader& r, std::optional<Confidence>& out) {
-  auto v = r.str("confidence");
-  if (!v) return v.error();
-  if (!v.value()) return Ok{};
-  out = parse_confidence(**v);
-  if (!out) return r.error("confidence", "confidence must be high, medium or low");
-  return Ok{};
+  return read_enum(r, "confidence", parse_confidence, out, "high, medium, low");
 }
 
 // `repeated = { processes = 2, category = ..., blame = ... }`: unset labels keep the rule's own.

@@ -203,46 +203,60 @@ class FileScanner {
     counted_pos_ = pos;
   }
 
-  // Tail rules (per-call traces): from the file's end back, each process's last matching line,
-  // until kTailPatience candidate lines in a row name no new process (or kTailLines were read). A
-  // million trace lines cost a few dozen matches, not a million.
+  // Tail rules (per-call traces): in the last kTailWindow bytes of a file, each process's last
+  // matching line, read from the end back until kTailPatience candidate lines in a row name no new
+  // process (or kTailLines were read). A million trace lines cost a few dozen matches, not a
+  // million, and a file without the rule's literal costs one forward search of its tail: the pages
+  // the forward pass released stay released.
+  static constexpr size_t kTailWindow = size_t(4) << 20;
   static constexpr int kTailPatience = 32;
-  static constexpr int kTailLines = 4096;
+  static constexpr size_t kTailLines = 4096;
+
+  // Starts of the lines in the file's tail window that hold one of the rule's literals, in order.
+  std::vector<size_t> tail_candidates(const Rule& rule) const {
+    size_t from = buf_.size() > kTailWindow ? buf_.size() - kTailWindow : 0;
+    std::vector<size_t> starts;
+    for (const auto& lit : rule.literals)
+      for (size_t h = buf_.find(lit, from); h != std::string_view::npos; h = buf_.find(lit, h + 1)) {
+        size_t nl = buf_.rfind('\n', h);
+        size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+        if (starts.empty() || starts.back() != start) starts.push_back(start);
+      }
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    return starts;
+  }
+
   void scan_tail(FileScan& out) {
     for (int r : m_.tail_rules()) {
-      const Rule& rule = m_.rules().rules[r];
-      if (!rule.reads_stream(stream_)) continue;
-      std::vector<size_t> starts;
+      if (!m_.rules().rules[r].reads_stream(stream_)) continue;
+      std::vector<size_t> candidates = tail_candidates(m_.rules().rules[r]);
+      std::vector<size_t> starts;  // each process's last matching line
       std::set<std::tuple<std::string_view, int64_t, int>> seen;
-      size_t end = buf_.size();
-      for (int misses = 0, read = 0; end > 0 && misses < kTailPatience && read < kTailLines; ++read) {
-        size_t hit = std::string_view::npos;
-        for (const auto& lit : rule.literals)
-          if (size_t h = buf_.substr(0, end).rfind(lit); h != std::string_view::npos && (hit == std::string_view::npos || h > hit))
-            hit = h;
-        if (hit == std::string_view::npos) break;
-        size_t nl = buf_.rfind('\n', hit);
-        size_t start = nl == std::string_view::npos ? 0 : nl + 1;
-        std::string_view line = line_at(buf_, start);
+      int misses = 0;
+      for (size_t k = candidates.size(), read = 0; k-- > 0 && misses < kTailPatience && read < kTailLines; ++read) {
+        std::string_view line = line_at(buf_, candidates[k]);
         std::map<std::string, std::string> caps;
         LinePrefix prefix = parse_line_prefix(line);
         bool fresh = m_.captures(r, line, &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
-        if (fresh) starts.push_back(start);
+        if (fresh) starts.push_back(candidates[k]);
         misses = fresh ? 0 : misses + 1;
-        end = start;
       }
       std::sort(starts.begin(), starts.end());
-      for (size_t start : starts) {
-        // Newlines before `start`, from the forward pass's count (the pages before it may be released).
-        int64_t lines = start >= counted_pos_
-                            ? counted_lines_ + count_byte(buf_.substr(counted_pos_, start - counted_pos_), '\n')
-                            : counted_lines_ - count_byte(buf_.substr(start, counted_pos_ - start), '\n');
-        std::string_view line = line_at(buf_, start);
-        int64_t line_no = file_.extract ? file_.extract->origin_line(start, lines) : lines + 1;
-        touch(start);
-        emit(r, line, line, start, line_no, parse_line_prefix(line), out);
-      }
+      for (size_t start : starts) emit_at(r, start, out);
     }
+  }
+
+  // Emits rule `r` on the line at `start`, out of the forward order: its line number comes from the
+  // forward pass's count (the pages before it may be released).
+  void emit_at(int r, size_t start, FileScan& out) {
+    int64_t lines = start >= counted_pos_
+                        ? counted_lines_ + count_byte(buf_.substr(counted_pos_, start - counted_pos_), '\n')
+                        : counted_lines_ - count_byte(buf_.substr(start, counted_pos_ - start), '\n');
+    std::string_view line = line_at(buf_, start);
+    int64_t line_no = file_.extract ? file_.extract->origin_line(start, lines) : lines + 1;
+    touch(start);
+    emit(r, line, line, start, line_no, parse_line_prefix(line), out);
   }
 
   void touch(size_t pos) {

@@ -240,3 +240,15 @@ TEST_CASE("tail rules: each process's last trace line near the end, with its own
   // The forward pass still finds the other rules' lines, before and after the trace.
   CHECK(std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return fx.rule(f).id == "t.xid79"; }));
 }
+
+TEST_CASE("tail rules: a trace that stopped more than the tail window before the file's end is not read") {
+  Fixture fx;
+  std::string text = "node1:100:100 [0] NCCL INFO AllReduce: opCount 1e7 count 1\n";
+  const std::string filler = "Mar 14 09:40:00 node1 kernel: boot noise, repeated to push the trace out of the tail\n";
+  while (text.size() < (size_t(5) << 20)) text += filler;
+  auto r = fx.run({fx.dir.file("late.log", text)});
+  CHECK(std::none_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return fx.rule(f).id == "t.trace"; }));
+  // The same line with less than the window after it is read.
+  auto near = fx.run({fx.dir.file("near.log", text.substr(0, size_t(3) << 20))});
+  CHECK(std::any_of(near.findings.begin(), near.findings.end(), [&](const Finding& f) { return fx.rule(f).id == "t.trace"; }));
+}

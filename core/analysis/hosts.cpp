@@ -1,0 +1,90 @@
+#include "core/analysis/hosts.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+
+namespace attribution {
+namespace {
+
+std::string field(const Finding& f, const char* key) {
+  auto it = f.fields.find(key);
+  return it == f.fields.end() ? std::string() : it->second;
+}
+
+// One setting that some hosts hold differently from the rest.
+struct Difference {
+  std::string what, majority_value;
+  std::map<std::string, std::string> odd;  // host -> its value
+  size_t majority_hosts = 0;
+  std::vector<size_t> findings;
+};
+
+std::vector<Difference> differences(const Timeline& t, const RuleSet& rules) {
+  // (rule, setting) -> host -> (values, first finding)
+  std::map<std::pair<int, std::string>, std::map<std::string, std::pair<std::set<std::string>, size_t>>> seen;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    if (rules.rules[f.rule].role != Role::context || f.host.empty() || !f.fields.count("value")) continue;
+    auto& [values, first] = seen[{f.rule, field(f, "setting")}].try_emplace(f.host, std::set<std::string>{}, i).first->second;
+    values.insert(field(f, "value"));
+  }
+  std::vector<Difference> out;
+  for (const auto& [key, hosts] : seen) {
+    if (hosts.size() < 3) continue;  // two hosts that differ: nothing says which one is odd
+    std::map<std::string, std::vector<std::string>> by_value;
+    for (const auto& [host, v] : hosts)
+      if (v.first.size() == 1) by_value[*v.first.begin()].push_back(host);
+    if (by_value.size() < 2) continue;
+    auto most = std::max_element(by_value.begin(), by_value.end(),
+                                 [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    if (most->second.size() * 2 <= hosts.size()) continue;  // no majority to differ from
+    Difference d;
+    d.what = key.second.empty() ? rules.rules[key.first].title : key.second;
+    d.majority_value = most->first;
+    d.majority_hosts = most->second.size();
+    for (const auto& [value, hs] : by_value)
+      if (value != most->first)
+        for (const auto& h : hs) {
+          d.odd[h] = value;
+          d.findings.push_back(hosts.at(h).second);
+        }
+    d.findings.push_back(hosts.at(most->second.front()).second);
+    if (d.odd.size() * 3 <= hosts.size()) out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Localisation> host_mismatch(const Timeline& t, const RuleSet& rules) {
+  std::vector<Difference> diffs = differences(t, rules);
+  if (diffs.empty()) return std::nullopt;
+  const Difference& d = diffs.front();
+  std::vector<std::string> odd_hosts;
+  for (const auto& [h, v] : d.odd) odd_hosts.push_back(h);
+  Localisation l = localisation("host-mismatch", "host_configuration_mismatch", "configuration", Blame::unknown,
+                                Confidence::medium);
+  if (odd_hosts.size() == 1) l.host = odd_hosts.front();
+  l.title = fmt::format("{} differ{} from the other {} node(s): {} is '{}' there and '{}' on the others",
+                        fmt::join(odd_hosts, ", "), odd_hosts.size() == 1 ? "s" : "", d.majority_hosts, d.what,
+                        d.odd.begin()->second, d.majority_value);
+  std::vector<std::string> all;
+  for (const Difference& x : diffs)
+    for (const auto& [h, v] : x.odd) all.push_back(fmt::format("{}: {} = '{}' (others: '{}')", h, x.what, v, x.majority_value));
+  l.detail = fmt::format("the ranks' own init lines disagree across nodes ({}); ranks that load a different "
+                         "library, plugin or network cannot complete collectives together, and often hang without "
+                         "an error",
+                         fmt::join(all, "; "));
+  l.action = fmt::format("Make {} match the other nodes (the same driver, NCCL and network plugin, the same NCCL_* "
+                         "environment), or leave {} out of the job until it does; then rerun.",
+                         fmt::join(odd_hosts, ", "), odd_hosts.size() == 1 ? "it" : "them");
+  for (const Difference& x : diffs)
+    for (size_t i : x.findings)
+      if (l.findings.size() < 8) l.findings.push_back(i);
+  return l;
+}
+
+}  // namespace attribution

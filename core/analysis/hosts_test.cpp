@@ -1,0 +1,46 @@
+#include <catch2/catch.hpp>
+
+#include "core/analysis/hosts.hpp"
+#include "tests/finding_builder.hpp"
+
+using namespace attribution;
+using namespace attribution::test;
+
+namespace {
+
+Finding& setting(Builder& b, const char* host, const char* name, const char* value) {
+  Finding& f = b.add("t.setting", host, kT0, -1);
+  f.fields = {{"setting", name}, {"value", value}};
+  f.evidence.front().text = std::string(name) + " set to " + value;  // two lines, not one line seen twice
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("hosts: the node whose NCCL setting differs from the others is named, every setting read") {
+  Builder b;
+  for (const char* h : {"node1", "node2", "node3", "node4"}) {
+    setting(b, h, "NCCL_SOCKET_IFNAME", "eth0");
+    setting(b, h, "NCCL_IB_HCA", std::string(h) == "node3" ? "mlx5_1" : "mlx5_0");
+  }
+  auto t = b.timeline();
+  auto l = host_mismatch(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "host-mismatch");
+  CHECK(l->host == "node3");
+  CHECK(l->family == "configuration");
+  CHECK(l->title == "node3 differs from the other 3 node(s): NCCL_IB_HCA is 'mlx5_1' there and 'mlx5_0' on the others");
+}
+
+TEST_CASE("hosts: two nodes that differ, or no majority, name nobody") {
+  Builder two;
+  setting(two, "node1", "NCCL_IB_HCA", "mlx5_0");
+  setting(two, "node2", "NCCL_IB_HCA", "mlx5_1");
+  auto t2 = two.timeline();
+  CHECK_FALSE(host_mismatch(t2, two.rules));
+  Builder split;
+  for (const char* h : {"node1", "node2"}) setting(split, h, "NCCL_IB_HCA", "mlx5_0");
+  for (const char* h : {"node3", "node4"}) setting(split, h, "NCCL_IB_HCA", "mlx5_1");
+  auto t4 = split.timeline();
+  CHECK_FALSE(host_mismatch(t4, split.rules));
+}
