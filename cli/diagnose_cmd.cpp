@@ -15,13 +15,14 @@
 #include "core/pipeline/diagnose.hpp"
 #include "core/base/progress.hpp"
 #include "core/report/render.hpp"
+#include "core/store/store.hpp"
 
 namespace attribution::cli {
 namespace {
 
 struct DiagnoseOptions {
   DiagnoseRequest req;
-  std::string job, config, format, output, nodes, start, end, before, after, record, replay;
+  std::string job, config, format, output, nodes, start, end, before, after, record, replay, store;
   std::vector<std::string> logs;
   bool timings = false, no_progress = false;
 };
@@ -82,8 +83,8 @@ void warn_about_evidence(const Report& r) {
     if (c.find("source(s) gave less") == std::string::npos) report_warning(c);
 }
 
-// The report format: --format, else the extension of -o (report.json, report.md), else text. A
-// --format that contradicts the extension is a usage error, not a silent choice.
+// The report format: --format, else the extension of -o (report.json, report.md, report.html), else
+// text. A --format that contradicts the extension is a usage error, not a silent choice.
 Result<std::string> report_format(const DiagnoseOptions& o) {
   std::string by_name;
   std::string ext = std::filesystem::path(o.output).extension().string();
@@ -95,11 +96,7 @@ Result<std::string> report_format(const DiagnoseOptions& o) {
   if (!asked.empty() && !by_name.empty() && asked != by_name)
     return make_error(ErrorKind::usage, fmt::format("--format {} contradicts -o {}", o.format, o.output), {}, 0, {},
                       "drop --format (the extension decides) or name the file to match it");
-  std::string f = !asked.empty() ? asked : !by_name.empty() ? by_name : "text";
-  if (f == "html")
-    return make_error(ErrorKind::usage, "HTML reports are not available in this version", {}, 0, {},
-                      "use -o report.md (Markdown) or -o report.json");
-  return f;
+  return !asked.empty() ? asked : !by_name.empty() ? by_name : "text";
 }
 
 // A terminal gets lines of its own width (80 at least); a file or pipe the fixed default.
@@ -122,6 +119,20 @@ void warn_about_options(const DiagnoseOptions& o) {
                    "and time zone are");
 }
 
+// --store, or the config's [store]: the report is also kept there, the JSON exactly as printed.
+Status keep_in_store(const DiagnoseOptions& o, const Report& report, const std::string& json) {
+  std::string where = o.store;
+  if (where.empty() && o.replay.empty()) ATTRIBUTION_TRY(where, store_location({}, o.config));
+  if (where.empty()) return Ok{};
+  std::unique_ptr<Store> store;
+  ATTRIBUTION_TRY(store, open_store(where, true));
+  RenderedReport rendered{json, render_html(report), render_markdown(report)};
+  int64_t id = 0;
+  ATTRIBUTION_TRY(id, store->add(report, rendered, o.req.workload.now));
+  (void)id;
+  return Ok{};
+}
+
 int run_diagnose(DiagnoseOptions& o) {
   auto format = report_format(o);
   if (!format) return report_error(format.error());
@@ -139,7 +150,7 @@ int run_diagnose(DiagnoseOptions& o) {
   if (!o.replay.empty() && (live_input || !o.record.empty()))
     return report_error(make_error(ErrorKind::usage, "--replay takes only the bundle", {}, 0, {},
                                    "the bundle holds the job, config, rules and inputs it was recorded with; "
-                                   "only --format, -o, --threads and --timings apply"));
+                                   "only --format, -o, --store, --threads and --timings apply"));
   if (!o.replay.empty()) o.req.replay_dir = o.replay;
   if (!o.record.empty()) o.req.record_dir = o.record;
   if (o.replay.empty() && o.job.empty() && o.config.empty() && o.logs.empty())
@@ -174,6 +185,7 @@ int run_diagnose(DiagnoseOptions& o) {
   for (const auto& [pass, seconds] : timings) std::fprintf(stderr, "timing: %-24s %8.3f s\n", pass.c_str(), seconds);
   std::string text = *format == "json"       ? render_json(*report)
                      : *format == "markdown" ? render_markdown(*report)
+                     : *format == "html"     ? render_html(*report)
                                              : render_text(*report, text_width(o));
   if (o.output.empty() || o.output == "-") {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -187,6 +199,8 @@ int run_diagnose(DiagnoseOptions& o) {
                                      "check that the directory exists and is writable"));
     }
   }
+  if (auto st = keep_in_store(o, *report, *format == "json" ? text : render_json(*report)); !st)
+    return report_error(st.error());  // the report itself is written: only keeping it failed
   warn_about_evidence(*report);
   if (!report->usable_data) {
     report_warning("no source produced any data; see the sources section");
@@ -218,9 +232,9 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
   d->add_option("--job", o->job, "Workload id (must match the static workload file's id when given)")->type_name("ID");
   d->add_option("--config", o->config, "Config file (TOML, see docs/architecture.md)")->type_name("FILE");
   d->add_option("--format", o->format, "Report format (default: from -o's extension, else text)")
-      ->check(CLI::IsMember({"text", "json", "markdown", "md"}).description(""))
-      ->type_name("text|json|markdown");
-  d->add_option("-o,--output", o->output, "Write the report to FILE instead of standard output (.json, .md pick the format)")
+      ->check(CLI::IsMember({"text", "json", "markdown", "md", "html"}).description(""))
+      ->type_name("text|json|markdown|html");
+  d->add_option("-o,--output", o->output, "Write the report to FILE instead of standard output (.json, .md, .html pick the format)")
       ->type_name("FILE");
   d->add_option("--before", o->before, "Window margin before the workload start (e.g. 15m)")->type_name("DURATION");
   d->add_option("--after", o->after, "Window margin after the workload end (e.g. 5m)")->type_name("DURATION");
@@ -241,6 +255,10 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
       ->type_name("DIR");
   d->add_option("--replay", o->replay, "Diagnose a recorded bundle: the same report, without the cluster or network")
       ->type_name("DIR");
+  d->add_option("--store", o->store,
+                "Also keep the report in this store (SQLite file, created if missing; default: the config's "
+                "[store] path); see attribution history, nodes and serve")
+      ->type_name("FILE");
   d->add_flag("--timings", o->timings, "Print each pass's wall time on standard error (never in the report)");
   d->add_flag("--no-progress", o->no_progress,
               "No progress line (files, bytes, rate) on standard error; it is only drawn when that is a terminal");

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   add_diagnose_command(app, &exit_code);
   add_rules_command(app, &exit_code);
   add_sources_command(app, &exit_code);
+  add_store_commands(app, &exit_code);
   app.add_subcommand("version", "Print the version")->callback([] { std::printf("attribution %s\n", ATTRIBUTION_VERSION); });
   try {
     app.parse(argc, argv);

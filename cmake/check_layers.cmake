@@ -13,7 +13,9 @@
 #   source     sources/*.hpp|cpp (interface)   base rules scan transport
 #   kind       sources/<kind>/                 base rules scan transport source, its own folder
 #   registry   sources/registry.*              source, every kind
-#   pipeline   core/pipeline                   everything above but cli and the kinds
+#   store      core/store                      base rules scan analysis report
+#   pipeline   core/pipeline                   everything above but store, cli and the kinds
+#   serve      core/serve                      everything above but cli and the kinds
 #   cli        cli/                            everything
 #
 # Usage: cmake -DSRC=<source dir> -DSTAMP=<file to touch on success> -P check_layers.cmake
@@ -29,13 +31,15 @@ set(allowed_transport base)
 set(allowed_source base rules scan transport)
 set(allowed_kind base rules scan transport source)
 set(allowed_registry base rules scan transport source kind)
+set(allowed_store base rules scan analysis report)
 set(allowed_pipeline base rules scan analysis report transport source registry)
-set(allowed_cli base rules scan analysis report transport source registry pipeline)
+set(allowed_serve base rules scan analysis report store transport source registry pipeline)
+set(allowed_cli base rules scan analysis report store transport source registry pipeline serve)
 
 # layer_of(<path relative to SRC> <out layer> <out kind folder>)
 function(layer_of path out_layer out_kind)
   set(kind "")
-  if(path MATCHES "^core/(base|rules|scan|analysis|report|pipeline)/")
+  if(path MATCHES "^core/(base|rules|scan|analysis|report|store|pipeline|serve)/")
     set(layer ${CMAKE_MATCH_1})
   elseif(path MATCHES "^sources/transport/")
     set(layer transport)

@@ -1,4 +1,4 @@
-// Golden tests over examples/: each example's report in all three formats must equal its
+// Golden tests over examples/: each example's report in all four formats must equal its
 // expected/ files byte for byte, must be the same at any thread count, and must agree with the
 // example's truth.toml (the ground truth the logs were written from).
 // ATTRIBUTION_UPDATE_GOLDEN=1 rewrites expected/ files; review the diff.
@@ -42,7 +42,8 @@ TEST_CASE("there are at least four examples", "[golden]") { CHECK(examples().siz
 TEST_CASE("golden reports: every example / every format / byte for byte", "[golden]") {
   bool update = std::getenv("ATTRIBUTION_UPDATE_GOLDEN") != nullptr;
   for (const auto& ex : examples()) {
-    for (auto [format, ext] : {std::pair{"text", "txt"}, std::pair{"json", "json"}, std::pair{"markdown", "md"}}) {
+    for (auto [format, ext] : {std::pair{"text", "txt"}, std::pair{"json", "json"}, std::pair{"markdown", "md"},
+                               std::pair{"html", "html"}}) {
       std::string got = diagnose(ex, format, 2);
       fs::path want_path = fs::path(ATTRIBUTION_SOURCE_DIR) / "examples" / ex / "expected" / (std::string("report.") + ext);
       if (update) {

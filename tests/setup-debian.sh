@@ -9,12 +9,16 @@ example=0
 [ "${1:-}" = --example ] && example=1
 
 # The binary's build and runtime: compiler, CMake, the libraries of the design card, libcurl, zlib,
-# and the CA bundle HTTPS sources verify servers with.
+# SQLite and libpq (the report store), cpp-httplib (attribution serve), and the CA bundle HTTPS sources
+# verify servers with.
 packages=(build-essential cmake pkg-config libcli11-dev libsimdjson-dev libre2-dev libfmt-dev
-          libtomlplusplus-dev zlib1g-dev libcurl4-openssl-dev tzdata ca-certificates)
+          libtomlplusplus-dev zlib1g-dev libcurl4-openssl-dev libsqlite3-dev libcpp-httplib-dev libpq-dev tzdata
+          ca-certificates)
 # The tests': Catch2, and the tools the integration scripts drive (jq, curl, python3 for recorded
-# HTTP answers, openssl for throwaway certificates).
-[ "$example" = 1 ] || packages+=(catch2 jq curl python3 openssl)
+# HTTP answers, openssl for throwaway certificates, sqlite3 to inspect stores, postgresql for the
+# shared store's test (started on a private directory, never as a service), chromium for the
+# dashboard's browser test).
+[ "$example" = 1 ] || packages+=(catch2 jq curl python3 openssl sqlite3 postgresql chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

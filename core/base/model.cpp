@@ -1,5 +1,7 @@
 #include "core/base/model.hpp"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <fmt/format.h>
 
@@ -50,6 +52,28 @@ void fold_into(Finding& prev, Finding&& next) {
   if (next.evidence.empty()) return;
   if (prev.evidence.size() < 2) prev.evidence.push_back(std::move(next.evidence.back()));
   else prev.evidence.back() = std::move(next.evidence.back());
+}
+
+bool parse_exit_status(std::string_view text, Workload& w) {
+  std::string t(text);
+  int code = 0, signal = 0;
+  char extra = 0;
+  int got = std::sscanf(t.c_str(), "%d:%d%c", &code, &signal, &extra);
+  if (got == 2 && code >= 0 && code < 256 && signal >= 0 && signal < 256) {
+    w.exit_code = code;
+    w.exit_signal = signal;
+    return true;
+  }
+  if (got == 1 && t.find(':') == std::string::npos && code >= 0 && code < 256) {
+    w.exit_code = code;
+    return true;
+  }
+  return false;
+}
+
+void add_covered_host(SourceCoverage& cov, const std::string& host) {
+  if (!host.empty() && std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), host) == cov.hosts_covered.end())
+    cov.hosts_covered.push_back(host);
 }
 
 }  // namespace attribution

@@ -48,6 +48,10 @@ struct Workload {
   bool window_known = false;        // false: --logs without --start/--end until the scan derives it
 };
 
+// An exit status as text: "1", or Slurm's "code:signal" as sacct prints it ("1:0", "0:9"), both
+// parts kept. False when it is neither (w is then unchanged).
+bool parse_exit_status(std::string_view text, Workload& w);
+
 enum class SourceStatus { ok, partial, empty, error, skipped };
 std::string_view to_string(SourceStatus s);
 // "3 problem(s); first: ..." for a partial source's reason.
@@ -66,6 +70,9 @@ struct SourceCoverage {
   std::vector<std::string> problems;  // per-file reasons (unreadable, binary, ...)
   int64_t lines_not_kept = 0;  // matching lines past the findings bound (counted, not kept)
 };
+// Adds a host to the hosts a source covered, once.
+void add_covered_host(SourceCoverage& cov, const std::string& host);
+
 
 struct Evidence {
   Micros time = 0;

@@ -106,6 +106,18 @@ Status parse_schedulers(const ParseContext& context, Config& c) {
   return Ok{};
 }
 
+// [store] path = "reports.db" (relative to the config's directory) or url = "postgresql://...".
+Status parse_store(const TomlReader& r, Config& c) {
+  if (auto st = r.only_keys({"path", "url"}); !st) return st;
+  std::optional<std::string> path, url;
+  ATTRIBUTION_TRY(path, r.str("path"));
+  ATTRIBUTION_TRY(url, r.str("url"));
+  if (path && url) return r.error("url", "give the store a path or a url, not both");
+  if (path) c.store = fs::path(*path).is_relative() ? (fs::path(c.base_dir) / *path).string() : *path;
+  if (url) c.store = *url;
+  return Ok{};
+}
+
 }  // namespace
 
 Result<Config> parse_config(std::string_view text, const std::string& file) {
@@ -118,7 +130,7 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
   c.base_dir = dir.empty() ? fs::path(".").string() : dir.string();
   ParseContext context{c.base_dir, &*doc, file};
   TomlReader top(*doc, file);
-  std::set<std::string> sections = {"workload", "source", "rules"};
+  std::set<std::string> sections = {"workload", "source", "rules", "store"};
   for (const Scheduler* s : schedulers())
     if (!s->section().empty()) sections.insert(std::string(s->section()));
   if (auto st = top.only_keys(sections); !st) return st.error();
@@ -132,6 +144,9 @@ Result<Config> parse_config(std::string_view text, const std::string& file) {
     ATTRIBUTION_TRY(c.rule_paths, rr.str_list("paths"));
     for (auto& p : c.rule_paths)
       if (fs::path(p).is_relative()) p = (fs::path(c.base_dir) / p).string();
+  }
+  if (const toml::table* st = (*doc)["store"].as_table()) {
+    if (auto ok = parse_store(TomlReader(*st, file, "store"), c); !ok) return ok.error();
   }
   if (auto st = parse_sources(*doc, top, context, c); !st) return st.error();
   return c;

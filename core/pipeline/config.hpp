@@ -26,6 +26,7 @@ struct Config {
   TimeZone timezone = TimeZone::utc();
   std::vector<SourceEntry> sources;
   std::vector<std::string> rule_paths;
+  std::string store;  // [store] path (resolved) or url; empty: none
 };
 
 // `path` given: it must exist. Otherwise ./attribution.toml, then /etc/attribution/attribution.toml,

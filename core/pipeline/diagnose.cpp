@@ -44,10 +44,11 @@ Result<Inputs> live_inputs(const DiagnoseRequest& req) {
   Inputs in;
   ATTRIBUTION_TRY(in.config, load_config(req.config_path));
   if (auto st = apply_margins(in.config, req.before, req.after); !st) return st.error();
+  in.workload = req.workload;
+  if (req.rules) return in;  // compiled once by the caller
   std::vector<std::string> rule_paths = in.config.rule_paths;
   rule_paths.insert(rule_paths.end(), req.rule_paths.begin(), req.rule_paths.end());
   ATTRIBUTION_TRY(in.rule_sources, read_rule_sources(rule_paths));
-  in.workload = req.workload;
   return in;
 }
 
@@ -122,7 +123,21 @@ void settle_window(Workload& w, const ScanResult& scanned) {
   if (!w.start) w.window.start = std::min(w.window.end, scanned.earliest.value_or(w.window.end));
 }
 
+Result<std::shared_ptr<const PreparedRules>> compile_rules(std::vector<RuleSource> sources) {
+  auto p = std::make_shared<PreparedRules>();
+  p->sources = std::move(sources);
+  ATTRIBUTION_TRY(p->set, load_rule_sources(p->sources));
+  ATTRIBUTION_TRY(p->matcher, Matcher::build(p->set));
+  return std::shared_ptr<const PreparedRules>(std::move(p));
+}
+
 }  // namespace
+
+Result<std::shared_ptr<const PreparedRules>> prepare_rules(const std::vector<std::string>& user_paths) {
+  std::vector<RuleSource> sources;
+  ATTRIBUTION_TRY(sources, read_rule_sources(user_paths));
+  return compile_rules(std::move(sources));
+}
 
 Result<Report> diagnose(const DiagnoseRequest& req) {
   auto last = std::chrono::steady_clock::now();
@@ -137,10 +152,11 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   if (req.replay_dir) ATTRIBUTION_TRY(bundle, read_bundle(*req.replay_dir));
   Inputs in;
   ATTRIBUTION_TRY(in, bundle ? bundle_inputs(*bundle) : live_inputs(req));
-  auto rules = load_rule_sources(in.rule_sources);
-  if (!rules) return rules.error();
-  auto matcher = Matcher::build(*rules);
-  if (!matcher) return matcher.error();
+  std::shared_ptr<const PreparedRules> prepared = req.rules;
+  if (!prepared) ATTRIBUTION_TRY(prepared, compile_rules(in.rule_sources));  // a copy: a bundle keeps them
+  else in.rule_sources = prepared->sources;
+  const RuleSet* rules = &prepared->set;
+  const std::shared_ptr<Matcher>* matcher = &prepared->matcher;
   lap("load config and rules");
 
   // The transports: real, replayed from the bundle, or recorded on their way through.
@@ -155,7 +171,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   if (bundle) load_replay_transports(bundle->contents, replay_runner, replay_http, replay_kube);
   CommandRunner& base_runner = bundle ? replay_runner : req.runner ? *req.runner : real_runner;
   HttpClient& base_http = bundle ? static_cast<HttpClient&>(replay_http) : req.http ? *req.http : real_http;
-  FileLister& base_files = bundle ? static_cast<FileLister&>(replay_files) : local_files();
+  FileLister& base_files = bundle ? static_cast<FileLister&>(replay_files) : req.files ? *req.files : local_files();
   KubeAccessResolver& base_kube = bundle ? static_cast<KubeAccessResolver&>(replay_kube) : local_kube;
   RecordingRunner recording_runner(base_runner);
   RecordingHttpClient recording_http(base_http);

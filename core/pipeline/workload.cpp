@@ -34,6 +34,12 @@ Result<Workload> adhoc_workload(const WorkloadRequest& req) {
   Workload w;
   w.scheduler = "none";
   w.id = req.job.value_or("adhoc");
+  w.name = req.name.value_or("");
+  w.state = req.state.value_or("");
+  if (req.exit_code && !parse_exit_status(*req.exit_code, w))
+    return make_error(ErrorKind::usage, fmt::format("exit_code '{}' is not an integer or Slurm's \"code:signal\"",
+                                                    *req.exit_code),
+                      {}, 0, "exit_code", "give 1, or \"1:0\" as sacct prints it");
   if (req.nodes) {
     auto hosts = expand_hostlist(*req.nodes);
     if (!hosts) return hosts.error();

@@ -15,6 +15,8 @@ struct WorkloadRequest {
   Micros now = 0;  // wall clock: the end of a running job's window
   std::vector<std::string> logs;  // --logs mode: no scheduler
   std::optional<std::string> nodes, start, end;
+  // --logs mode's workload, as a platform pushing evidence describes it (POST /api/v1/diagnose).
+  std::optional<std::string> name, state, exit_code;
   bool offline = false;  // a replay: schedulers read no credential
 };
 

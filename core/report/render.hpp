@@ -1,6 +1,7 @@
 #pragma once
-// Renderers: three views of one Report. They format; they decide nothing.
+// Renderers: four views of one Report. They format; they decide nothing.
 #include <string>
+#include <string_view>
 
 #include "core/report/report.hpp"
 
@@ -13,6 +14,12 @@ constexpr size_t kDefaultTextWidth = 100;  // when the output is not a terminal
 std::string render_text(const Report& report, size_t width = kDefaultTextWidth);
 std::string render_json(const Report& report);
 std::string render_markdown(const Report& report);
+// One self-contained HTML page (inline CSS and SVG, nothing fetched, no script): a ticket attachment.
+std::string render_html(const Report& report);
+// The report's timeline picture alone, an <svg> element (no stylesheet needed): for embedding.
+std::string render_timeline_svg(const Report& report);
+// Text for HTML element content or a quoted attribute: & < > " ' escaped.
+std::string html_escape(std::string_view text);
 
 // The workload's fields (id .. window) into an object the caller has begun: the report's
 // "workload" section, and an evidence bundle's workload.json.

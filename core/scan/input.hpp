@@ -19,6 +19,7 @@ struct InputFile {
   int rank_hint = -1;     // from {rank} or a "rank-N" file name
   std::shared_ptr<const std::string> text;  // inline content (scheduler facts) instead of a file
   std::shared_ptr<const FileExtract> extract = nullptr;  // replay: the file's recorded in-window lines
+  std::optional<Stream> stream;  // the stream its sender declared (pushed logs); unset: the source's
 };
 
 struct SourceRuntime {
@@ -37,5 +38,7 @@ struct Collection {
 
 // "kern.log", "dmesg", "messages", "syslog", "journal" name kernel/system logs.
 bool is_system_log_name(const std::string& path);
+// "rank-3.log", "rank_12.out": the rank a file's name gives; -1 for none.
+int rank_from_name(const std::string& path);
 
 }  // namespace attribution

@@ -107,6 +107,7 @@ class FileScanner {
     ctx_.boot = src.boot_time;
     stream_ = src.stream;
     if (src.syslog_by_file_name && is_system_log_name(file.path)) stream_ = Stream::syslog;
+    if (file.stream) stream_ = *file.stream;
   }
 
   FileScan run() {

@@ -42,13 +42,6 @@ TemplateForms template_forms(const std::string& tmpl) {
   return f;
 }
 
-int rank_from_name(const std::string& path) {
-  static const RE2 re(R"((?:^|[^a-z])rank[-_.]?([0-9]{1,6})(?:[^0-9]|$))");
-  std::string name = fs::path(path).filename().string();
-  int r = -1;
-  return RE2::PartialMatch(name, re, &r) ? r : -1;
-}
-
 // What a path under --logs is when it is not a file to read: said, never skipped silently (a FIFO
 // would block a reader, a device is not a log, a symlink loop or a dangling link has no content).
 std::string not_a_log(const fs::path& p) {
@@ -62,11 +55,6 @@ std::string not_a_log(const fs::path& p) {
   else if (fs::is_socket(st)) what = "a socket";
   else if (fs::is_block_file(st) || fs::is_character_file(st)) what = "a device";
   return fmt::format("{}: skipped, {}", p.string(), what);
-}
-
-void add_host(SourceCoverage& cov, const std::string& host) {
-  if (!host.empty() && std::find(cov.hosts_covered.begin(), cov.hosts_covered.end(), host) == cov.hosts_covered.end())
-    cov.hosts_covered.push_back(host);
 }
 
 }  // namespace
@@ -143,7 +131,7 @@ std::vector<InputFile> list_source_files(const FileGlobs& source, size_t index, 
     }
   }
   if (any_host_template) cov.hosts_expected = static_cast<int64_t>(workload.nodes.size());
-  for (const auto& f : out) add_host(cov, f.host_hint);
+  for (const auto& f : out) add_covered_host(cov, f.host_hint);
   return out;
 }
 
@@ -210,7 +198,7 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
     }
   }
   cov.hosts_expected = static_cast<int64_t>(workload.nodes.size());
-  for (const auto& f : out) add_host(cov, f.host_hint);
+  for (const auto& f : out) add_covered_host(cov, f.host_hint);
   return out;
 }
 

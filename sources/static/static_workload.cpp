@@ -43,18 +43,9 @@ Result<Workload> parse_static_workload(std::string_view text, const std::string&
                        "write the job's exit status as the scheduler reports it, e.g. exit_code = 1");
       w.exit_code = static_cast<int>(n);
     } else if (auto text = ec->value<std::string>()) {
-      int code = 0, signal = 0;
-      char extra = 0;
-      int got = std::sscanf(text->c_str(), "%d:%d%c", &code, &signal, &extra);
-      if (got == 2 && code >= 0 && code < 256 && signal >= 0 && signal < 256) {
-        w.exit_code = code;
-        w.exit_signal = signal;
-      } else if (got == 1 && text->find(':') == std::string::npos && code >= 0 && code < 256) {
-        w.exit_code = code;
-      } else {
+      if (!parse_exit_status(*text, w))
         return r.error("exit_code", fmt::format("exit_code '{}' is not an integer or Slurm's \"code:signal\"", *text),
                        "write exit_code = 1, or exit_code = \"1:0\" as sacct prints it");
-      }
     } else {
       return r.error("exit_code", "exit_code is an integer or a \"code:signal\" string");
     }

@@ -1,0 +1,288 @@
+#include "core/serve/server.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <fmt/format.h>
+#include <httplib.h>
+#include <semaphore>
+
+#include "core/base/duration.hpp"
+#include "core/base/json_writer.hpp"
+#include "core/base/text.hpp"
+#include "core/report/render.hpp"
+#include "core/serve/dashboard.hpp"
+#include "core/serve/metrics.hpp"
+#include "core/store/store_render.hpp"
+
+namespace attribution {
+namespace {
+
+Micros wall_now() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void json_error(httplib::Response& res, int status, const std::string& message) {
+  JsonWriter j;
+  j.begin_object().field("error", message).key("status").value(status).end_object();
+  res.status = status;
+  res.set_content(j.take() + "\n", "application/json");
+}
+
+// A report id from the path: digits only, within int64, so no id reaches outside the store.
+std::optional<int64_t> report_id(const std::string& text) {
+  int64_t id = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size() || id <= 0) return std::nullopt;
+  return id;
+}
+
+// The list filters every list route shares; a bad value is a 400 naming it.
+struct Filters {
+  ReportQuery query;
+  std::string since_text;
+  int64_t min = 2;
+};
+
+bool read_filters(const httplib::Request& req, httplib::Response& res, Filters& f, Micros now) {
+  f.query.family = req.get_param_value("family");
+  f.query.host = req.get_param_value("host");
+  f.since_text = req.get_param_value("since");
+  if (!f.since_text.empty()) {
+    auto d = parse_duration(f.since_text);
+    if (!d || *d < 0) {
+      json_error(res, 400, fmt::format("since '{}' is not a duration like 7d, 12h or 30m", f.since_text));
+      return false;
+    }
+    f.query.since = now - *d;
+  }
+  for (auto [key, out, lo, hi] : {std::tuple{"limit", &f.query.limit, int64_t{1}, int64_t{10000}},
+                                   std::tuple{"min", &f.min, int64_t{1}, int64_t{1000000}}}) {
+    std::string v = req.get_param_value(key);
+    if (v.empty()) continue;
+    auto n = report_id(v);
+    if (!n || *n < lo || *n > hi) {
+      json_error(res, 400, fmt::format("{} '{}' is not a whole number from {} to {}", key, v, lo, hi));
+      return false;
+    }
+    *out = *n;
+  }
+  return true;
+}
+
+// The request being answered on this thread started then (httplib answers a request on one thread,
+// from the routing to the log line).
+thread_local std::optional<std::chrono::steady_clock::time_point> request_started;
+
+// Metrics label a request by its route, never by its raw path: ids and typos would grow the labels
+// without bound.
+std::string route_label(const std::string& path) {
+  for (const char* fixed : {"/", "/healthz", "/metrics", "/api/v1/reports", "/api/v1/nodes", "/api/v1/diagnose"})
+    if (path == fixed) return path;
+  if (path.rfind("/api/v1/reports/", 0) == 0) return "/api/v1/reports/{id}";
+  if (path.rfind("/reports/", 0) == 0) return "/reports/{id}";
+  return "other";
+}
+
+}  // namespace
+
+Status check_listen(const ServeOptions& o) {
+  bool local = o.host == "127.0.0.1" || o.host == "localhost" || o.host == "::1";
+  if (!local && o.token.empty())
+    return make_error(ErrorKind::usage, fmt::format("listening on {} needs a token", o.host), {}, 0, {},
+                      "pass --token-file FILE (a line of random text; clients send it as 'Authorization: Bearer "
+                      "...'), or listen on 127.0.0.1");
+  return Ok{};
+}
+
+Result<std::string> read_token_file(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  std::string token = text->substr(0, text->find('\n'));
+  if (!token.empty() && token.back() == '\r') token.pop_back();
+  if (token.size() < 16)
+    return make_error(ErrorKind::config, "the token is shorter than 16 characters", path, 1, {},
+                      "write a long random line, e.g. openssl rand -hex 32 > FILE");
+  return token;
+}
+
+struct Server::Impl {
+  Store& store;
+  std::shared_ptr<const PreparedRules> rules;
+  ServeOptions options;
+  httplib::Server http;
+  ServeMetrics metrics;
+  std::counting_semaphore<1024> diagnose_slots;
+  int port = 0;
+
+  Impl(Store& s, std::shared_ptr<const PreparedRules> r, ServeOptions o)
+      : store(s), rules(std::move(r)), options(std::move(o)), diagnose_slots(std::max(1, options.diagnoses)) {}
+
+  void routes();
+  void store_failed(httplib::Response& res, const Error& e) { json_error(res, 500, e.message); }
+
+  void list_reports(const httplib::Request& req, httplib::Response& res) {
+    Filters f;
+    if (!read_filters(req, res, f, wall_now())) return;
+    auto list = store.reports(f.query);
+    if (!list) return store_failed(res, list.error());
+    res.set_content(render_reports_json(*list), "application/json");
+  }
+
+  void list_nodes(const httplib::Request& req, httplib::Response& res) {
+    Filters f;
+    if (!read_filters(req, res, f, wall_now())) return;
+    auto nodes = store.nodes(f.query.since, f.min);
+    if (!nodes) return store_failed(res, nodes.error());
+    res.set_content(render_nodes_json(*nodes), "application/json");
+  }
+
+  void document(const std::string& id_text, DocumentFormat format, httplib::Response& res) {
+    auto id = report_id(id_text);
+    if (!id) return json_error(res, 404, "no report has this id");
+    auto doc = store.document(*id, format);
+    if (!doc) return store_failed(res, doc.error());
+    if (!*doc) return json_error(res, 404, fmt::format("no report {} in the store", *id));
+    const char* type = format == DocumentFormat::json   ? "application/json"
+                       : format == DocumentFormat::html ? "text/html; charset=utf-8"
+                                                        : "text/markdown; charset=utf-8";
+    res.set_content(std::move(**doc), type);
+  }
+
+  void dashboard(const httplib::Request& req, httplib::Response& res) {
+    Micros now = wall_now();
+    Filters f;
+    if (!read_filters(req, res, f, now)) return;
+    DashboardView v;
+    v.store = store.location();
+    v.family = f.query.family;
+    v.host = f.query.host;
+    v.since = f.since_text;
+    v.now = now;
+    auto stats = store.stats();
+    auto list = store.reports(f.query);
+    auto mix = store.reports(ReportQuery{f.query.family, f.query.host, now - v.chart_days * 86400LL * 1000000, 100000});
+    auto offenders = store.nodes(f.query.since, 2);
+    if (!stats || !list || !mix || !offenders)
+      return store_failed(res, !stats ? stats.error() : !list ? list.error() : !mix ? mix.error() : offenders.error());
+    for (const auto& [family, n] : stats->by_family) v.families.push_back(family);
+    v.reports = std::move(*list);
+    v.mix = std::move(*mix);
+    v.offenders = std::move(*offenders);
+    res.set_content(render_dashboard(v), "text/html; charset=utf-8");
+  }
+
+  void diagnose_pushed(const httplib::Request& req, httplib::Response& res) {
+    PushError error;
+    PushedWorkload pushed = parse_push(req.body, options.limits, &error);
+    if (!error.message.empty()) return json_error(res, error.status, error.message);
+    PushedFiles files(pushed.logs);
+    DiagnoseRequest d;
+    d.config_path = options.config_path;
+    d.workload = pushed.workload;
+    d.workload.now = wall_now();
+    d.rules = rules;
+    d.files = &files;
+    d.threads = 1;  // the pool runs diagnoses side by side; each one scans on its own thread
+    diagnose_slots.acquire();
+    auto started = std::chrono::steady_clock::now();
+    auto report = diagnose(d);
+    diagnose_slots.release();
+    if (!report) {
+      const Error& e = report.error();
+      return json_error(res, e.kind == ErrorKind::output ? 500 : 400,
+                        e.hint.empty() ? e.message : e.message + " (" + e.hint + ")");
+    }
+    metrics.diagnosis(report->outcome.family,
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    RenderedReport rendered{render_json(*report), render_html(*report), render_markdown(*report)};
+    auto id = store.add(*report, rendered, d.workload.now);
+    if (!id) return store_failed(res, id.error());
+    res.set_header("Location", fmt::format("/api/v1/reports/{}", *id));
+    res.set_header("X-Attribution-Report-Id", std::to_string(*id));
+    res.set_content(std::move(rendered.json), "application/json");
+  }
+};
+
+void Server::Impl::routes() {
+  using Req = const httplib::Request&;
+  using Res = httplib::Response&;
+  http.Get("/healthz", [](Req, Res res) { res.set_content("ok\n", "text/plain"); });
+  http.Get("/metrics", [this](Req, Res res) {
+    auto stats = store.stats();
+    if (!stats) return store_failed(res, stats.error());
+    res.set_content(metrics.render(*stats), "text/plain; version=0.0.4");
+  });
+  http.Get("/", [this](Req req, Res res) { dashboard(req, res); });
+  http.Get(R"(/reports/([^/]+))", [this](Req req, Res res) { document(req.matches[1], DocumentFormat::html, res); });
+  http.Get("/api/v1/reports", [this](Req req, Res res) { list_reports(req, res); });
+  http.Get(R"(/api/v1/reports/([^/.]+)(\.json|\.html|\.md)?)", [this](Req req, Res res) {
+    std::string ext = req.matches[2];
+    document(req.matches[1], ext == ".html" ? DocumentFormat::html : ext == ".md" ? DocumentFormat::markdown
+                                                                                   : DocumentFormat::json,
+             res);
+  });
+  http.Get("/api/v1/nodes", [this](Req req, Res res) { list_nodes(req, res); });
+  http.Post("/api/v1/diagnose", [this](Req req, Res res) { diagnose_pushed(req, res); });
+}
+
+Server::Server(Store& store, std::shared_ptr<const PreparedRules> rules, ServeOptions options)
+    : impl_(std::make_unique<Impl>(store, std::move(rules), std::move(options))) {
+  Impl& s = *impl_;
+  const int connections = std::max(1, s.options.connections);
+  s.http.new_task_queue = [connections] { return new httplib::ThreadPool(static_cast<size_t>(connections)); };
+  s.http.set_payload_max_length(s.options.limits.body_bytes);
+  s.http.set_read_timeout(30, 0);
+  s.http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    request_started = std::chrono::steady_clock::now();
+    const std::string& token = impl_->options.token;
+    if (token.empty() || req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
+    if (req.get_header_value("Authorization") == "Bearer " + token)
+      return httplib::Server::HandlerResponse::Unhandled;
+    res.set_header("WWW-Authenticate", "Bearer");
+    json_error(res, 401, "a bearer token is required (Authorization: Bearer ...)");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  // httplib's own refusals (no route, body too large, bad request line) answer in JSON too.
+  s.http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const char* what = res.status == 404   ? "no such route; see docs/serve.md"
+                       : res.status == 413 ? "the body is over the size limit"
+                       : res.status == 405 ? "method not allowed on this route"
+                                           : "bad request";
+    json_error(res, res.status, what);
+  });
+  s.http.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    json_error(res, 500, "internal error");
+  });
+  s.http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    double seconds = request_started ? std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                                     *request_started).count()
+                                     : 0.0;
+    request_started.reset();
+    impl_->metrics.request(req.method + " " + route_label(req.path), res.status, seconds);
+  });
+  s.routes();
+}
+
+Server::~Server() = default;
+
+Status Server::bind() {
+  if (auto st = check_listen(impl_->options); !st) return st;
+  Impl& s = *impl_;
+  if (s.options.port == 0) {
+    s.port = s.http.bind_to_any_port(s.options.host);
+    if (s.port > 0) return Ok{};
+  } else if (s.http.bind_to_port(s.options.host, s.options.port)) {
+    s.port = s.options.port;
+    return Ok{};
+  }
+  return make_error(ErrorKind::usage, fmt::format("cannot listen on {}:{}", s.options.host, s.options.port), {}, 0, {},
+                    "the port is in use or the address is not this machine's; pick another with --listen");
+}
+
+int Server::port() const { return impl_->port; }
+void Server::run() { impl_->http.listen_after_bind(); }
+void Server::stop() { impl_->http.stop(); }
+
+}  // namespace attribution

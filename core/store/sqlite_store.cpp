@@ -1,0 +1,261 @@
+#include "core/store/sqlite_store.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <mutex>
+#include <sqlite3.h>
+#include <thread>
+
+#include "core/base/enums.hpp"
+
+namespace attribution {
+namespace {
+
+// The schema, version 1. The report is kept verbatim (report_json); the other columns are copies
+// of its fields for the queries, indexed for the history, the host filter and the repeat offenders.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reports (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  workload_id TEXT NOT NULL, scheduler TEXT NOT NULL, diagnosed_at INTEGER NOT NULL,
+  family TEXT NOT NULL, category TEXT NOT NULL, blame TEXT NOT NULL, confidence TEXT NOT NULL,
+  summary TEXT NOT NULL, inputs_digest TEXT NOT NULL,
+  report_json TEXT NOT NULL, report_html TEXT NOT NULL, report_md TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS report_hosts (
+  report_id INTEGER NOT NULL REFERENCES reports(id) ON DELETE CASCADE,
+  host TEXT NOT NULL, root INTEGER NOT NULL, position INTEGER NOT NULL,
+  family TEXT NOT NULL, diagnosed_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS reports_by_time ON reports (diagnosed_at);
+CREATE INDEX IF NOT EXISTS reports_by_family ON reports (family, diagnosed_at);
+CREATE INDEX IF NOT EXISTS hosts_by_host ON report_hosts (host, root, diagnosed_at);
+CREATE INDEX IF NOT EXISTS hosts_by_report ON report_hosts (report_id);
+)sql";
+
+// A prepared statement, finalised on every path.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr); }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  Stmt& bind(int i, std::string_view v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Stmt& bind(int i, int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+  }
+  int step() { return sqlite3_step(s_); }
+  std::string text(int c) const {
+    auto p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
+    return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(s_, c))) : std::string();
+  }
+  int64_t integer(int c) const { return sqlite3_column_int64(s_, c); }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  int rc_ = SQLITE_ERROR;
+};
+
+class SqliteStore : public Store {
+ public:
+  SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  ~SqliteStore() override { sqlite3_close_v2(db_); }
+
+  Status init(bool create) {
+    sqlite3_busy_timeout(db_, 60000);
+    if (auto st = exec("PRAGMA foreign_keys = ON"); !st) return st;
+    if (create) {
+      // WAL: readers never block the writer, and writers queue on the busy timeout. Switching
+      // needs a moment alone with the file, so a store created by many diagnoses at once retries.
+      for (int attempt = 0;; ++attempt) {
+        auto st = exec("PRAGMA journal_mode = WAL");
+        if (st || attempt == 50) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (auto st = exec("BEGIN IMMEDIATE"); !st) return st;
+      if (auto st = exec(kSchema); !st) return rollback(st);
+      if (auto st = exec(fmt::format("INSERT OR IGNORE INTO meta VALUES ('schema_version', '{}')", kStoreSchemaVersion));
+          !st)
+        return rollback(st);
+      if (auto st = exec("COMMIT"); !st) return rollback(st);
+    }
+    return check_version();
+  }
+
+  Result<int64_t> add(const Report& r, const RenderedReport& rendered, Micros at) override {
+    std::lock_guard lock(mu_);
+    if (auto st = exec("BEGIN IMMEDIATE"); !st) return st.error();
+    Stmt ins(db_,
+             "INSERT INTO reports (workload_id, scheduler, diagnosed_at, family, category, blame, confidence, "
+             "summary, inputs_digest, report_json, report_html, report_md) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!ins.ok()) return rollback(failure("prepare")).error();
+    ins.bind(1, r.workload.id).bind(2, r.workload.scheduler).bind(3, at).bind(4, r.outcome.family);
+    ins.bind(5, r.outcome.category).bind(6, to_string(r.outcome.blame)).bind(7, to_string(r.outcome.confidence));
+    ins.bind(8, r.outcome.summary).bind(9, r.inputs_digest).bind(10, rendered.json).bind(11, rendered.html);
+    ins.bind(12, rendered.markdown);
+    if (ins.step() != SQLITE_DONE) return rollback(failure("insert")).error();
+    int64_t id = sqlite3_last_insert_rowid(db_);
+    if (auto st = add_hosts(r, id, at); !st) return rollback(st).error();
+    if (auto st = exec("COMMIT"); !st) return rollback(st).error();
+    return id;
+  }
+
+  Result<std::vector<StoredReport>> reports(const ReportQuery& q) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_,
+           "SELECT id, workload_id, scheduler, diagnosed_at, family, category, blame, confidence, summary "
+           "FROM reports WHERE (?1 = '' OR family = ?1) AND diagnosed_at >= ?2 AND "
+           "(?3 = '' OR id IN (SELECT report_id FROM report_hosts WHERE host = ?3)) "
+           "ORDER BY diagnosed_at DESC, id DESC LIMIT ?4");
+    if (!s.ok()) return failure("prepare").error();
+    s.bind(1, q.family).bind(2, q.since.value_or(INT64_MIN)).bind(3, q.host).bind(4, q.limit);
+    std::vector<StoredReport> out;
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+      StoredReport r{s.integer(0), s.text(1), s.text(2), s.integer(3), s.text(4), s.text(5), s.text(6), s.text(7),
+                     {}, s.text(8)};
+      out.push_back(std::move(r));
+    }
+    if (rc != SQLITE_DONE) return failure("query").error();
+    for (auto& r : out) {
+      Stmt h(db_, "SELECT host FROM report_hosts WHERE report_id = ? AND root = 1 ORDER BY position");
+      h.bind(1, r.id);
+      while (h.step() == SQLITE_ROW) r.root_hosts.push_back(h.text(0));
+    }
+    return out;
+  }
+
+  Result<std::optional<std::string>> document(int64_t id, DocumentFormat format) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_, format == DocumentFormat::json   ? "SELECT report_json FROM reports WHERE id = ?"
+                : format == DocumentFormat::html ? "SELECT report_html FROM reports WHERE id = ?"
+                                                 : "SELECT report_md FROM reports WHERE id = ?");
+    if (!s.ok()) return failure("prepare").error();
+    s.bind(1, id);
+    int rc = s.step();
+    if (rc == SQLITE_ROW) return std::optional<std::string>(s.text(0));
+    if (rc == SQLITE_DONE) return std::optional<std::string>();
+    return failure("query").error();
+  }
+
+  Result<std::vector<NodeRecord>> nodes(std::optional<Micros> since, int64_t min_count) override {
+    std::lock_guard lock(mu_);
+    Stmt s(db_,
+           "SELECT host, COUNT(*), MAX(diagnosed_at) FROM report_hosts WHERE root = 1 AND diagnosed_at >= ?1 "
+           "GROUP BY host HAVING COUNT(*) >= ?2 ORDER BY COUNT(*) DESC, MAX(diagnosed_at) DESC, host");
+    if (!s.ok()) return failure("prepare").error();
+    s.bind(1, since.value_or(INT64_MIN)).bind(2, min_count);
+    std::vector<NodeRecord> out;
+    while (s.step() == SQLITE_ROW) out.push_back(NodeRecord{s.text(0), s.integer(1), {}, s.integer(2), {}});
+    for (auto& n : out) {
+      Stmt d(db_,
+             "SELECT report_id, family FROM report_hosts WHERE host = ? AND root = 1 AND diagnosed_at >= ? "
+             "ORDER BY diagnosed_at DESC, report_id DESC");
+      d.bind(1, n.host).bind(2, since.value_or(INT64_MIN));
+      while (d.step() == SQLITE_ROW) {
+        n.report_ids.push_back(d.integer(0));
+        ++n.families[d.text(1)];
+      }
+    }
+    return out;
+  }
+
+  Result<StoreStats> stats() override {
+    std::lock_guard lock(mu_);
+    StoreStats st;
+    Stmt s(db_, "SELECT family, COUNT(*) FROM reports GROUP BY family ORDER BY family");
+    if (!s.ok()) return failure("prepare").error();
+    while (s.step() == SQLITE_ROW) {
+      st.by_family[s.text(0)] = s.integer(1);
+      st.reports += s.integer(1);
+    }
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal"}) {
+      auto size = std::filesystem::file_size(path_ + suffix, ec);
+      if (!ec) st.bytes += static_cast<int64_t>(size);
+    }
+    return st;
+  }
+
+  std::string location() const override { return path_; }
+
+ private:
+  Status add_hosts(const Report& r, int64_t id, Micros at) {
+    auto roots = root_hosts(r);
+    int64_t position = 0;
+    for (const auto& host : named_hosts(r)) {
+      bool root = std::find(roots.begin(), roots.end(), host) != roots.end();
+      Stmt h(db_, "INSERT INTO report_hosts VALUES (?,?,?,?,?,?)");
+      int64_t pos = root ? std::find(roots.begin(), roots.end(), host) - roots.begin() : roots.size() + position++;
+      h.bind(1, id).bind(2, host).bind(3, int64_t{root}).bind(4, pos).bind(5, r.outcome.family).bind(6, at);
+      if (h.step() != SQLITE_DONE) return failure("insert host");
+    }
+    return Ok{};
+  }
+
+  Status check_version() {
+    Stmt s(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
+    if (!s.ok() || s.step() != SQLITE_ROW)
+      return make_error(ErrorKind::input, "not a report store (no schema version)", path_, 0, {},
+                        "name a file that attribution diagnose --store created");
+    int version = std::atoi(s.text(0).c_str());
+    if (version > kStoreSchemaVersion)
+      return make_error(ErrorKind::input,
+                        fmt::format("the store's schema is version {}, newer than this tool's {}", version,
+                                    kStoreSchemaVersion),
+                        path_, 0, {}, "use the attribution version that wrote it, or a newer one");
+    return Ok{};
+  }
+
+  Status exec(const std::string& sql) {
+    char* msg = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &msg) == SQLITE_OK) return Ok{};
+    std::string text = msg ? msg : sqlite3_errmsg(db_);
+    sqlite3_free(msg);
+    return make_error(ErrorKind::output, "report store: " + text, path_, 0, {}, store_hint());
+  }
+
+  Status failure(const char* what) {
+    return make_error(ErrorKind::output, fmt::format("report store: {} failed: {}", what, sqlite3_errmsg(db_)), path_,
+                      0, {}, store_hint());
+  }
+
+  Status rollback(Status st) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    return st;
+  }
+
+  static std::string store_hint() { return "check that the file and its directory are writable and the disk has space"; }
+
+  sqlite3* db_;
+  std::string path_;
+  std::mutex mu_;  // one connection, shared by a server's threads
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path, bool create) {
+  std::error_code ec;
+  if (!create && !std::filesystem::exists(path, ec))
+    return make_error(ErrorKind::input, "no report store here", path, 0, {},
+                      "diagnose with --store FILE first, or check the path");
+  if (std::filesystem::is_directory(path, ec))
+    return make_error(ErrorKind::input, "is a directory, not a report store", path, 0, {}, "name a file, e.g. reports.db");
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close_v2(db);
+    return make_error(create ? ErrorKind::output : ErrorKind::input, "cannot open the report store: " + msg, path, 0,
+                      {}, "check the path and its permissions");
+  }
+  auto store = std::make_unique<SqliteStore>(db, path);
+  if (auto st = store->init(create); !st) return st.error();
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace attribution

@@ -1,0 +1,73 @@
+#include "core/store/store.hpp"
+
+#include <catch2/catch.hpp>
+#include <sqlite3.h>
+
+#include "core/store/postgres_store.hpp"
+#include "core/store/store_cases.hpp"
+#include "tests/test_util.hpp"
+
+using namespace attribution;
+
+TEST_CASE("store: a report is kept verbatim and found by family, host and time", "[store]") {
+  test::TempDir d;
+  auto store = open_store(d.path() + "/reports.db", true);
+  REQUIRE(store);
+  test::check_queries(**store);
+}
+
+TEST_CASE("store: repeat offenders count the diagnoses a node is at the root of", "[store]") {
+  test::TempDir d;
+  auto store = open_store(d.path() + "/reports.db", true);
+  REQUIRE(store);
+  test::check_offenders(**store);
+}
+
+TEST_CASE("store: many writers at once lose nothing", "[store]") {
+  test::TempDir d;
+  test::check_concurrent_writers(d.path() + "/reports.db");
+}
+
+TEST_CASE("store: WAL mode and a schema version, and a newer schema is refused", "[store]") {
+  test::TempDir d;
+  std::string path = d.path() + "/reports.db";
+  REQUIRE(open_store(path, true));
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  std::string mode;
+  sqlite3_exec(
+      db, "PRAGMA journal_mode",
+      [](void* out, int, char** v, char**) {
+        *static_cast<std::string*>(out) = v[0];
+        return 0;
+      },
+      &mode, nullptr);
+  CHECK(mode == "wal");
+  REQUIRE(sqlite3_exec(db, "UPDATE meta SET value = '99' WHERE key = 'schema_version'", nullptr, nullptr, nullptr) ==
+          SQLITE_OK);
+  sqlite3_close(db);
+  auto again = open_store(path, false);
+  REQUIRE(!again);
+  CHECK(again.error().message.find("version 99") != std::string::npos);
+}
+
+TEST_CASE("store: reading a store that is not there, or not a store, says so", "[store]") {
+  test::TempDir d;
+  auto missing = open_store(d.path() + "/none.db", false);
+  REQUIRE(!missing);
+  CHECK(missing.error().message == "no report store here");
+  CHECK(missing.error().file == d.path() + "/none.db");
+  std::string junk = d.file("junk.db", std::string(4096, 'x'));
+  auto bad = open_store(junk, false);
+  REQUIRE(!bad);
+  CHECK(bad.error().message.find("not a report store") != std::string::npos);
+  auto dir = open_store(d.path(), true);
+  REQUIRE(!dir);
+  CHECK(dir.error().message.find("directory") != std::string::npos);
+}
+
+TEST_CASE("store: a PostgreSQL URL is shown without its password", "[store]") {
+  CHECK(redact_url("postgresql://attr:s3cret@db:5432/reports") == "postgresql://attr:***@db:5432/reports");
+  CHECK(redact_url("postgresql://db/reports") == "postgresql://db/reports");
+  CHECK(redact_url("postgresql://attr@db/reports?sslmode=require") == "postgresql://attr@db/reports?sslmode=require");
+}
