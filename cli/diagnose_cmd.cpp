@@ -199,8 +199,11 @@ int run_diagnose(DiagnoseOptions& o) {
                                      "check that the directory exists and is writable"));
     }
   }
-  if (auto st = keep_in_store(o, *report, *format == "json" ? text : render_json(*report)); !st)
-    return report_error(st.error());  // the report itself is written: only keeping it failed
+  if (auto st = keep_in_store(o, *report, *format == "json" ? text : render_json(*report)); !st) {
+    Error e = st.error();  // the report itself is written: only keeping it failed, which is exit 5
+    e.kind = ErrorKind::output;
+    return report_error(e);
+  }
   warn_about_evidence(*report);
   if (!report->usable_data) {
     report_warning("no source produced any data; see the sources section");

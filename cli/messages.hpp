@@ -24,7 +24,7 @@ constexpr const char* kExitStatusHelp =
     "  2  usage error: a bad command line, or a bundle that cannot be replayed\n"
     "  3  invalid config, workload file or rules (file, line and key named), or credentials refused\n"
     "  4  no usable data: the scheduler does not know the job or did not answer, or no source produced any\n"
-    "  5  the report or the evidence bundle could not be written\n";
+    "  5  the report, the evidence bundle or the store entry could not be written\n";
 
 // "error: FILE:LINE: key K: message\n  hint: ..." on stderr; returns the exit code for the error.
 int report_error(const Error& e);

@@ -110,7 +110,13 @@ int run_serve(const ServeCommand& c) {
                                    "pass --store FILE (created if missing), or set [store] path in the config"));
   auto store = open_store(where, true);
   if (!store) return report_error(store.error());
-  auto rules = prepare_rules(c.rules);  // once, for every diagnosis the server makes
+  // Rules once, for every diagnosis the server makes: the config's [rules] and --rules, as a
+  // --logs diagnosis would load them.
+  auto config = load_config(c.store.config.empty() ? std::nullopt : std::optional<std::string>(c.store.config));
+  if (!config) return report_error(config.error());
+  std::vector<std::string> rule_paths = config->rule_paths;
+  rule_paths.insert(rule_paths.end(), c.rules.begin(), c.rules.end());
+  auto rules = prepare_rules(rule_paths);
   if (!rules) return report_error(rules.error());
   // SIGINT and SIGTERM stop the server from a thread of their own: stop() is not signal-safe.
   sigset_t stop_signals;
@@ -187,7 +193,7 @@ void add_store_commands(CLI::App& app, int* exit_code) {
   serve->add_option("--rules", s->rules, "Extra rule file or directory for POSTed diagnoses (loaded once)")
       ->type_name("PATH");
   serve->add_option("--diagnoses", s->diagnoses, "POSTed diagnoses run at once (more wait their turn)")
-      ->default_val(2)->check(CLI::Range(1, 64))->type_name("N");
+      ->default_val(2)->check(CLI::Range(1, 32))->type_name("N");
   serve->footer(
       "Routes: GET / (dashboard), GET /reports/{id}, GET /api/v1/reports?family=&host=&since=&limit=,\n"
       "GET /api/v1/reports/{id}[.html|.md], GET /api/v1/nodes?since=&min=, POST /api/v1/diagnose,\n"

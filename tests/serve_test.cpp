@@ -8,7 +8,10 @@
 #include <httplib.h>
 #include <set>
 #include <simdjson.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <thread>
+#include <unistd.h>
 
 #include "core/base/json_writer.hpp"
 #include "core/serve/server.hpp"
@@ -38,6 +41,7 @@ class Running {
     server_->stop();
     thread_.join();
   }
+  int port() const { return server_->port(); }
   httplib::Client client(const std::string& token = {}) const {
     httplib::Client c("127.0.0.1", server_->port());
     c.set_read_timeout(120, 0);
@@ -92,6 +96,42 @@ std::vector<Log> example_logs(const std::string& example) {
     out.push_back(std::move(l));
   }
   return out;
+}
+
+// Sends `request` as raw bytes on a new connection and returns the first whole response (or what
+// came before the server closed, or 15 s passed): for requests no well-behaved client library would send.
+std::string raw_exchange(int port, const std::string& request) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  timeval tv{15, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  for (size_t sent = 0; sent < request.size();) {
+    ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) {
+    out.append(buf, static_cast<size_t>(n));
+    // One whole response is enough: a server may keep the connection open after it.
+    size_t head = out.find("\r\n\r\n");
+    size_t at = out.find("Content-Length: ");
+    if (head != std::string::npos && at != std::string::npos && at < head &&
+        out.size() >= head + 4 + std::stoul(out.substr(at + 16)))
+      break;
+  }
+  close(fd);
+  return out;
+}
+
+int status_of(const std::string& response) {
+  return response.size() > 12 ? std::atoi(response.substr(9, 3).c_str()) : 0;
 }
 
 const std::vector<std::string> kExamples = {"app-illegal-memory-access", "host-oom-kill", "noise-only-then-app-exit",
@@ -181,7 +221,9 @@ TEST_CASE("serve: a POSTed workload gets the report --logs gives on the same lin
     for (const auto& line : l.lines) text += line + "\n";
     d.file("pushed/" + l.host + "/" + l.name, text);
   }
-  std::string args = "--job 4242 --nodes 'node[01-04]' --format json";
+  // Both read the same (empty) config, not whatever ./attribution.toml or /etc holds.
+  std::string config = d.file("attribution.toml", "# no sources: --logs only\n");
+  std::string args = "--job 4242 --nodes 'node[01-04]' --format json --config '" + config + "'";
   // The CLI from the directory holding pushed/, so its paths read as the server names them.
   std::string cmd = "cd '" + d.path() + "' && '" + ATTRIBUTION_BINARY + "' diagnose --logs pushed " + args +
                     " 2>/dev/null";
@@ -192,7 +234,9 @@ TEST_CASE("serve: a POSTed workload gets the report --logs gives on the same lin
   for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) want.append(buf, n);
   REQUIRE(pclose(pipe) == 0);
 
-  Running server(d.path() + "/reports.db");
+  ServeOptions o;
+  o.config_path = config;
+  Running server(d.path() + "/reports.db", o);
   auto c = server.client();
   auto res = c.Post("/api/v1/diagnose", push_body("4242", "node[01-04]", logs), "application/json");
   REQUIRE(res);
@@ -209,7 +253,9 @@ TEST_CASE("serve: a POSTed workload gets the report --logs gives on the same lin
 
 TEST_CASE("serve: 200 POSTs from 8 concurrent clients are each stored exactly once", "[serve]") {
   test::TempDir d;
-  Running server(d.path() + "/reports.db", ServeOptions{"127.0.0.1", 0, {}, 4, 8, {}, {}});
+  ServeOptions o;
+  o.diagnoses = 4;
+  Running server(d.path() + "/reports.db", o);
   constexpr int kClients = 8, kEach = 25;
   std::atomic<int> ok{0};
   std::vector<std::thread> clients;
@@ -270,7 +316,7 @@ TEST_CASE("serve: bad requests get a JSON error naming what is wrong, and the se
        "yesterday"},
       {"{\"workload\": {\"exit_code\": \"x:y\"}, \"logs\": [{\"host\": \"n1\", \"name\": \"a\", \"lines\": []}]}", 400,
        "exit_code"},
-      {std::string(5000, ' '), 413, "size limit"},
+      {std::string(5000, ' '), 413, "over the limit of 4096"},
   };
   for (const auto& k : cases) {
     INFO(k.body.substr(0, 120));
@@ -331,7 +377,8 @@ TEST_CASE("serve: with a token every route but /healthz needs it; beyond loopbac
   auto r = test::run_cli("serve --store " + d.path() + "/x.db --listen 0.0.0.0:0");
   CHECK(r.exit_code == 2);
   CHECK(r.out.find("needs a token") != std::string::npos);
-  auto short_token = test::run_cli("serve --store " + d.path() + "/x.db --token-file " + d.file("t", "abc\n"));
+  auto short_token = test::run_cli("serve --store " + d.path() + "/x.db --listen 127.0.0.1:0 --token-file " +
+                                   d.file("t", "abc\n"));
   CHECK(short_token.exit_code == 3);
 }
 
@@ -358,4 +405,88 @@ TEST_CASE("serve: a stopped and restarted server keeps every report", "[serve]")
   auto one = again.client().Get(fmt::format("/api/v1/reports/{}", int64_t(reports.at(0)["id"].get_int64())).c_str());
   REQUIRE(one);
   CHECK(one->body == first);
+}
+
+TEST_CASE("serve: requests refused before their body is read: size, encoding, type, host, ranges", "[serve]") {
+  test::TempDir d;
+  ServeOptions o;
+  o.limits.body_bytes = 4096;
+  Running server(d.path() + "/reports.db", o);
+  const int port = server.port();
+  const std::string body = push_body("1", "node01", {{"node01", "a.log", {"x"}}});
+  auto post = [&](const std::string& headers, const std::string& payload) {
+    return raw_exchange(port, "POST /api/v1/diagnose HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                                  headers + "\r\n" + payload);
+  };
+  std::string len = "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  struct Case {
+    std::string what, response;
+    int status;
+  };
+  std::vector<Case> cases = {
+      {"a chunked body", post("Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+                              "5\r\nhello\r\n0\r\n\r\n"), 411},
+      {"no Content-Length", post("Content-Type: application/json\r\n", body), 411},
+      {"a gzip body", post("Content-Type: application/json\r\nContent-Encoding: gzip\r\n" + len, body), 415},
+      {"text/plain (a cross-site form)", post("Content-Type: text/plain\r\n" + len, body), 415},
+      {"a declared length over the limit", post("Content-Type: application/json\r\nContent-Length: 999999\r\n", ""),
+       413},
+      {"another site's Host (DNS rebinding)",
+       raw_exchange(port, "GET /api/v1/reports HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"), 421},
+      {"many ranges on /healthz",
+       raw_exchange(port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-,0-,0-\r\nConnection: close\r\n\r\n"),
+       416},
+      {"many ranges on a report",
+       raw_exchange(port, "GET /api/v1/reports HTTP/1.1\r\nHost: 127.0.0.1\r\nRange: bytes=0-,0-,0-\r\nConnection: close\r\n\r\n"),
+       416},
+      {"Expect: 100-continue over the limit",
+       raw_exchange(port, "POST /api/v1/diagnose HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          "Content-Length: 999999\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n"),
+       413},
+  };
+  for (const auto& k : cases) {
+    INFO(k.what << ": " << k.response.substr(0, 300));
+    CHECK(status_of(k.response) == k.status);
+  }
+  // A well-formed POST still works after all of that.
+  auto ok = server.client().Post("/api/v1/diagnose", body, "application/json");
+  REQUIRE(ok);
+  CHECK(ok->status == 200);
+  // A 20-byte hostlist naming a million hosts is refused before any work.
+  auto huge = server.client().Post("/api/v1/diagnose",
+                                   "{\"workload\": {\"nodes\": \"n[000000-999999]\"}, \"logs\": [{\"host\": \"n1\", "
+                                   "\"name\": \"a\", \"lines\": []}]}",
+                                   "application/json");
+  REQUIRE(huge);
+  CHECK(huge->status == 413);
+  CHECK(huge->body.find("1000000 hosts") != std::string::npos);
+  auto forever = server.client().Get("/api/v1/reports?since=300000000d");
+  REQUIRE(forever);
+  CHECK(forever->status == 400);
+}
+
+TEST_CASE("serve: junk request lines never become metric labels", "[serve]") {
+  test::TempDir d;
+  Running server(d.path() + "/reports.db");
+  for (int i = 0; i < 20; ++i) raw_exchange(server.port(), fmt::format("X{}JUNK\xff\xfe\r\n\r\n", i));
+  auto m = server.client().Get("/metrics");
+  REQUIRE(m);
+  CHECK(m->body.find("JUNK") == std::string::npos);
+  CHECK(m->body.find("\xff") == std::string::npos);
+}
+
+TEST_CASE("serve: stop() before run() still stops it", "[serve]") {
+  test::TempDir d;
+  auto store = open_store(d.path() + "/reports.db", true);
+  REQUIRE(store);
+  auto rules = prepare_rules({});
+  REQUIRE(rules);
+  ServeOptions o;
+  o.port = 0;
+  Server server(**store, *rules, o);
+  REQUIRE(server.bind());
+  std::thread stopper([&] { server.stop(); });
+  server.run();  // returns: the stop was asked for before or while it started
+  stopper.join();
+  SUCCEED("run() returned");
 }

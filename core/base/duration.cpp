@@ -35,7 +35,8 @@ Result<Micros> parse_duration(std::string_view s) {
     else if (unit == "d") mult = 86400 * kMicrosPerSecond;
     else return bad();
     if (unit.empty() && i != s.size()) return bad();
-    total += n * mult;
+    Micros part = 0;
+    if (__builtin_mul_overflow(n, mult, &part) || __builtin_add_overflow(total, part, &total)) return bad();
     any = true;
   }
   if (!any) return bad();

@@ -5,6 +5,8 @@
 #include <set>
 #include <simdjson.h>
 
+#include "core/base/hostlist.hpp"
+
 namespace attribution {
 namespace {
 
@@ -58,6 +60,12 @@ struct Parser {
               text(o, "end", w.end, "workload", true) && text(o, "state", w.state, "workload", false) &&
               text(o, "exit_code", w.exit_code, "workload", true);
     if (id) w.job = *id;
+    if (ok && w.nodes) {  // a 20-byte hostlist can name a million hosts: bounded before any work
+      auto hosts = expand_hostlist(*w.nodes);
+      if (!hosts) return fail(400, "workload.nodes: " + hosts.error().message);
+      if (hosts->size() > limits.nodes)
+        return fail(413, fmt::format("workload.nodes names {} hosts, over the limit of {}", hosts->size(), limits.nodes));
+    }
     return ok;
   }
 

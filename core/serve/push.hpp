@@ -17,6 +17,7 @@ struct PushLimits {
   size_t logs = 10000;             // log entries
   size_t lines = 4000000;          // lines over all logs
   size_t line_bytes = 64u << 10;   // one line
+  size_t nodes = 10000;            // hosts the workload's node list expands to
 };
 
 struct PushedLog {

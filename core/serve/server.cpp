@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <httplib.h>
 #include <semaphore>
+#include <atomic>
+#include <thread>
 
 #include "core/base/duration.hpp"
 #include "core/base/json_writer.hpp"
@@ -20,6 +22,12 @@ namespace {
 Micros wall_now() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// Pages load nothing and run nothing, whatever a stored report holds.
+void html_headers(httplib::Response& res) {
+  res.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
+  res.set_header("X-Content-Type-Options", "nosniff");
 }
 
 void json_error(httplib::Response& res, int status, const std::string& message) {
@@ -84,6 +92,63 @@ std::string route_label(const std::string& path) {
   return "other";
 }
 
+// Token comparison in time independent of where the strings differ.
+bool same_secret(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(1, b.size())]);
+  return diff == 0;
+}
+
+bool loopback_host(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1";
+}
+
+// The Host a browser sends: a page elsewhere that rebinds its name to 127.0.0.1 names itself.
+bool host_header_is_local(const std::string& header) {
+  std::string h = header;
+  if (!h.empty() && h.front() == '[') h = h.substr(1, h.find(']') - 1);  // [::1]:8080
+  else if (auto colon = h.rfind(':'); colon != std::string::npos && h.find(':') == colon) h = h.substr(0, colon);
+  return loopback_host(h);
+}
+
+// What is refused before a body is read or a route runs, and with which status; 0: go on.
+struct Refusal {
+  int status = 0;
+  std::string message;
+};
+Refusal gate(const httplib::Request& req, const ServeOptions& o) {
+  if (req.get_header_value("Range").find(',') != std::string::npos) return {416, "one range at most"};
+  if (req.path == "/healthz") return {};
+  if (!o.token.empty() && !same_secret(req.get_header_value("Authorization"), "Bearer " + o.token))
+    return {401, "a bearer token is required (Authorization: Bearer ...)"};
+  if (loopback_host(o.host) && !host_header_is_local(req.get_header_value("Host")))
+    return {421, "this server answers only to 127.0.0.1 and localhost (Host header)"};
+  if (req.method != "POST") return {};
+  if (req.get_header_value("Content-Type").rfind("application/json", 0) != 0)
+    return {415, "send the body as Content-Type: application/json"};
+  if (req.has_header("Transfer-Encoding") || !req.has_header("Content-Length"))
+    return {411, "send a Content-Length (chunked bodies are not accepted)"};
+  std::string encoding = req.get_header_value("Content-Encoding");
+  if (!encoding.empty() && encoding != "identity") return {415, "send the body uncompressed (no Content-Encoding)"};
+  if (req.get_header_value_count("Content-Length") != 1) return {400, "one Content-Length"};
+  auto length = report_id(req.get_header_value("Content-Length"));
+  if (length && static_cast<size_t>(*length) > o.limits.body_bytes)
+    return {413, fmt::format("the body is {} bytes, over the limit of {}", *length, o.limits.body_bytes)};
+  return {};
+}
+
+// Releases a diagnosis slot on every path out, exceptions included.
+class SlotGuard {
+ public:
+  explicit SlotGuard(std::counting_semaphore<1024>& s) : s_(s) {}
+  ~SlotGuard() { s_.release(); }
+  SlotGuard(const SlotGuard&) = delete;
+  SlotGuard& operator=(const SlotGuard&) = delete;
+
+ private:
+  std::counting_semaphore<1024>& s_;
+};
+
 }  // namespace
 
 Status check_listen(const ServeOptions& o) {
@@ -113,6 +178,7 @@ struct Server::Impl {
   httplib::Server http;
   ServeMetrics metrics;
   std::counting_semaphore<1024> diagnose_slots;
+  std::atomic<bool> stop_requested{false};
   int port = 0;
 
   Impl(Store& s, std::shared_ptr<const PreparedRules> r, ServeOptions o)
@@ -146,6 +212,7 @@ struct Server::Impl {
     const char* type = format == DocumentFormat::json   ? "application/json"
                        : format == DocumentFormat::html ? "text/html; charset=utf-8"
                                                         : "text/markdown; charset=utf-8";
+    if (format == DocumentFormat::html) html_headers(res);
     res.set_content(std::move(**doc), type);
   }
 
@@ -161,7 +228,8 @@ struct Server::Impl {
     v.now = now;
     auto stats = store.stats();
     auto list = store.reports(f.query);
-    auto mix = store.reports(ReportQuery{f.query.family, f.query.host, now - v.chart_days * 86400LL * 1000000, 100000});
+    auto mix = store.reports(ReportQuery{f.query.family, f.query.host, now - v.chart_days * 86400LL * 1000000, 100000,
+                                         false});
     auto offenders = store.nodes(f.query.since, 2);
     if (!stats || !list || !mix || !offenders)
       return store_failed(res, !stats ? stats.error() : !list ? list.error() : !mix ? mix.error() : offenders.error());
@@ -169,10 +237,19 @@ struct Server::Impl {
     v.reports = std::move(*list);
     v.mix = std::move(*mix);
     v.offenders = std::move(*offenders);
+    html_headers(res);
     res.set_content(render_dashboard(v), "text/html; charset=utf-8");
   }
 
   void diagnose_pushed(const httplib::Request& req, httplib::Response& res) {
+    // The slot is taken before parsing: a parsed body holds several times its size, so memory is
+    // bounded by the slots, not by the clients.
+    if (!diagnose_slots.try_acquire_for(std::chrono::seconds(options.queue_seconds))) {
+      res.set_header("Retry-After", "30");
+      return json_error(res, 503, fmt::format("{} diagnoses are running and others wait; try again later",
+                                              options.diagnoses));
+    }
+    SlotGuard slot(diagnose_slots);
     PushError error;
     PushedWorkload pushed = parse_push(req.body, options.limits, &error);
     if (!error.message.empty()) return json_error(res, error.status, error.message);
@@ -184,10 +261,8 @@ struct Server::Impl {
     d.rules = rules;
     d.files = &files;
     d.threads = 1;  // the pool runs diagnoses side by side; each one scans on its own thread
-    diagnose_slots.acquire();
     auto started = std::chrono::steady_clock::now();
     auto report = diagnose(d);
-    diagnose_slots.release();
     if (!report) {
       const Error& e = report.error();
       return json_error(res, e.kind == ErrorKind::output ? 500 : 400,
@@ -232,16 +307,23 @@ Server::Server(Store& store, std::shared_ptr<const PreparedRules> rules, ServeOp
   const int connections = std::max(1, s.options.connections);
   s.http.new_task_queue = [connections] { return new httplib::ThreadPool(static_cast<size_t>(connections)); };
   s.http.set_payload_max_length(s.options.limits.body_bytes);
-  s.http.set_read_timeout(30, 0);
+  s.http.set_read_timeout(5, 0);  // a client that stalls mid-request loses its connection
+  s.http.set_write_timeout(10, 0);
   s.http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     request_started = std::chrono::steady_clock::now();
-    const std::string& token = impl_->options.token;
-    if (token.empty() || req.path == "/healthz") return httplib::Server::HandlerResponse::Unhandled;
-    if (req.get_header_value("Authorization") == "Bearer " + token)
-      return httplib::Server::HandlerResponse::Unhandled;
-    res.set_header("WWW-Authenticate", "Bearer");
-    json_error(res, 401, "a bearer token is required (Authorization: Bearer ...)");
+    Refusal r = gate(req, impl_->options);
+    if (r.status == 0) return httplib::Server::HandlerResponse::Unhandled;
+    if (r.status == 401) res.set_header("WWW-Authenticate", "Bearer");
+    json_error(res, r.status, r.message);
     return httplib::Server::HandlerResponse::Handled;
+  });
+  // curl sends "Expect: 100-continue" before a large body: the same gate answers first, so a
+  // refused upload is never sent.
+  s.http.set_expect_100_continue_handler([this](const httplib::Request& req, httplib::Response& res) {
+    Refusal r = gate(req, impl_->options);
+    if (r.status == 0) return 100;
+    json_error(res, r.status, r.message);
+    return r.status;
   });
   // httplib's own refusals (no route, body too large, bad request line) answer in JSON too.
   s.http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
@@ -260,7 +342,8 @@ Server::Server(Store& store, std::shared_ptr<const PreparedRules> rules, ServeOp
                                                                      *request_started).count()
                                      : 0.0;
     request_started.reset();
-    impl_->metrics.request(req.method + " " + route_label(req.path), res.status, seconds);
+    bool known = req.method == "GET" || req.method == "POST" || req.method == "HEAD";  // junk stays out of labels
+    impl_->metrics.request(known ? req.method + " " + route_label(req.path) : "other", res.status, seconds);
   });
   s.routes();
 }
@@ -282,7 +365,16 @@ Status Server::bind() {
 }
 
 int Server::port() const { return impl_->port; }
-void Server::run() { impl_->http.listen_after_bind(); }
-void Server::stop() { impl_->http.stop(); }
+
+void Server::run() {
+  if (!impl_->stop_requested) impl_->http.listen_after_bind();
+}
+
+// httplib stops only a server that is running: a stop asked for just before run() waits for it.
+void Server::stop() {
+  impl_->stop_requested = true;
+  for (int i = 0; i < 500 && !impl_->http.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  impl_->http.stop();
+}
 
 }  // namespace attribution

@@ -17,8 +17,9 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;    // 0: any free port (tests)
   std::string token;  // bearer token every request but /healthz must carry; empty: none
-  int diagnoses = 2;  // diagnoses running at once; more POSTs wait their turn
-  int connections = 8;  // requests handled at once
+  int diagnoses = 2;  // diagnoses running at once; more POSTs wait their turn, then get 503
+  int connections = 64;  // requests handled at once (a slow client holds one)
+  int queue_seconds = 60;  // how long a POST waits for a diagnosis slot before 503
   PushLimits limits;
   std::optional<std::string> config_path;  // the config POSTed diagnoses read, as --logs would
 };
@@ -39,7 +40,7 @@ class Server {
   Status bind();   // the address taken, or why not (in use, not an address of this machine)
   int port() const;
   void run();      // serves until stop()
-  void stop();
+  void stop();     // from any thread, also before run() has started
 
  private:
   struct Impl;

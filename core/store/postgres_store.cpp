@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 #include <mutex>
+#include <regex>
 
 #include "core/base/enums.hpp"
 
@@ -56,15 +57,23 @@ class PostgresStore : public Store {
   PostgresStore(PGconn* conn, std::string where) : conn_(conn), where_(std::move(where)) {}
   ~PostgresStore() override { PQfinish(conn_); }
 
+  // An existing store is only read (a role that may only SELECT and INSERT can use it); a missing
+  // schema is created once, under an advisory lock, so that many first writers create it once.
   Status init(bool create) {
-    if (create) {
+    if (!has_meta()) {
+      if (!create)
+        return make_error(ErrorKind::input, "not a report store (no schema version)", where_, 0, {},
+                          "name a database that attribution diagnose --store created");
       if (auto st = run("BEGIN"); !st) return st;
       if (auto st = run(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)); !st) return rollback(st);
-      if (auto st = run(kSchema); !st) return rollback(st);
-      if (auto st = run(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}') ON CONFLICT DO NOTHING",
-                                    kStoreSchemaVersion));
-          !st)
-        return rollback(st);
+      if (!has_meta()) {
+        if (auto st = run(kSchema); !st) return rollback(st);
+        // IF NOT EXISTS and ON CONFLICT as well: the catalog a waiter sees may predate the lock.
+        if (auto st = run(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}') ON CONFLICT DO NOTHING",
+                                      kStoreSchemaVersion));
+            !st)
+          return rollback(st);
+      }
       if (auto st = run("COMMIT"); !st) return rollback(st);
     }
     PgResult r(PQexec(conn_, "SELECT value FROM meta WHERE key = 'schema_version'"));
@@ -120,6 +129,7 @@ class PostgresStore : public Store {
       out.push_back(StoredReport{s.integer(i, 0), s.text(i, 1), s.text(i, 2), s.integer(i, 3), s.text(i, 4),
                                  s.text(i, 5), s.text(i, 6), s.text(i, 7), {}, s.text(i, 8)});
     for (auto& r : out) {
+      if (!q.root_hosts) break;
       PgResult h(exec("SELECT host FROM report_hosts WHERE report_id = $1::bigint AND root = 1 ORDER BY position",
                       {std::to_string(r.id)}));
       if (!h.ok()) return failure("query", h).error();
@@ -178,6 +188,13 @@ class PostgresStore : public Store {
   std::string location() const override { return where_; }
 
  private:
+  bool has_meta() {
+    PgResult r(exec("SELECT to_regclass('meta') IS NOT NULL", {}));
+    return r.ok() && r.rows() == 1 && r.text(0, 0) == "t";
+  }
+
+  // One statement; when the server went away between statements (a restart), the connection is
+  // made again and the statement retried once. Never inside a transaction: that is lost.
   PGresult* exec(const std::string& sql, const std::vector<std::string>& params) {
     std::vector<const char*> values;
     std::vector<int> lengths;
@@ -185,12 +202,26 @@ class PostgresStore : public Store {
       values.push_back(p.data());
       lengths.push_back(static_cast<int>(p.size()));
     }
-    return PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(), lengths.data(),
-                        nullptr, 0);
+    auto once = [&] {  // without parameters, PQexec: it takes several statements (the schema)
+      return params.empty() ? PQexec(conn_, sql.c_str())
+                            : PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr,
+                                           values.data(), lengths.data(), nullptr, 0);
+    };
+    bool idle = PQtransactionStatus(conn_) == PQTRANS_IDLE || PQstatus(conn_) == CONNECTION_BAD;
+    PGresult* r = once();
+    auto status = PQresultStatus(r);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && idle && PQstatus(conn_) == CONNECTION_BAD) {
+      PQreset(conn_);
+      if (PQstatus(conn_) == CONNECTION_OK) {
+        PQclear(r);
+        r = once();
+      }
+    }
+    return r;
   }
 
   Status run(const std::string& sql) {
-    PgResult r(PQexec(conn_, sql.c_str()));
+    PgResult r(exec(sql, {}));
     if (r.ok()) return Ok{};
     return failure("statement", r);
   }
@@ -215,7 +246,9 @@ class PostgresStore : public Store {
 
 }  // namespace
 
-std::string redact_url(const std::string& url) {
+std::string redact_url(const std::string& input) {
+  static const std::regex password_param(R"((password=)[^&]*)");
+  const std::string url = std::regex_replace(input, password_param, "$1***");
   auto scheme = url.find("://");
   auto at = url.find('@', scheme == std::string::npos ? 0 : scheme + 3);
   if (scheme == std::string::npos || at == std::string::npos) return url;

@@ -65,24 +65,30 @@ class SqliteStore : public Store {
   SqliteStore(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   ~SqliteStore() override { sqlite3_close_v2(db_); }
 
+  // An existing store is only read here (a reader needs no write lock); a new one is created once,
+  // in WAL mode. A database that holds other tables is not a store: refused, never altered.
   Status init(bool create) {
     sqlite3_busy_timeout(db_, 60000);
     if (auto st = exec("PRAGMA foreign_keys = ON"); !st) return st;
-    if (create) {
-      // WAL: readers never block the writer, and writers queue on the busy timeout. Switching
-      // needs a moment alone with the file, so a store created by many diagnoses at once retries.
-      for (int attempt = 0;; ++attempt) {
-        auto st = exec("PRAGMA journal_mode = WAL");
-        if (st || attempt == 50) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
-      if (auto st = exec("BEGIN IMMEDIATE"); !st) return st;
-      if (auto st = exec(kSchema); !st) return rollback(st);
-      if (auto st = exec(fmt::format("INSERT OR IGNORE INTO meta VALUES ('schema_version', '{}')", kStoreSchemaVersion));
-          !st)
-        return rollback(st);
-      if (auto st = exec("COMMIT"); !st) return rollback(st);
+    if (has_table("meta")) return check_version();
+    if (!create || has_any_table()) return not_a_store();
+    // WAL: readers never block the writer, and writers queue on the busy timeout. Switching needs
+    // a moment alone with the file, so a store created by many diagnoses at once retries.
+    Status wal = Ok{};
+    for (int attempt = 0; attempt <= 50; ++attempt) {
+      if ((wal = exec("PRAGMA journal_mode = WAL"))) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    if (!wal) return wal;
+    if (auto st = exec("BEGIN IMMEDIATE"); !st) return st;
+    if (has_table("meta")) {  // another writer created it meanwhile
+      (void)exec("COMMIT");
+      return check_version();
+    }
+    if (auto st = exec(kSchema); !st) return rollback(st);
+    if (auto st = exec(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}')", kStoreSchemaVersion)); !st)
+      return rollback(st);
+    if (auto st = exec("COMMIT"); !st) return rollback(st);
     return check_version();
   }
 
@@ -122,9 +128,11 @@ class SqliteStore : public Store {
     }
     if (rc != SQLITE_DONE) return failure("query").error();
     for (auto& r : out) {
+      if (!q.root_hosts) break;
       Stmt h(db_, "SELECT host FROM report_hosts WHERE report_id = ? AND root = 1 ORDER BY position");
       h.bind(1, r.id);
-      while (h.step() == SQLITE_ROW) r.root_hosts.push_back(h.text(0));
+      while ((rc = h.step()) == SQLITE_ROW) r.root_hosts.push_back(h.text(0));
+      if (rc != SQLITE_DONE) return failure("query").error();
     }
     return out;
   }
@@ -150,16 +158,19 @@ class SqliteStore : public Store {
     if (!s.ok()) return failure("prepare").error();
     s.bind(1, since.value_or(INT64_MIN)).bind(2, min_count);
     std::vector<NodeRecord> out;
-    while (s.step() == SQLITE_ROW) out.push_back(NodeRecord{s.text(0), s.integer(1), {}, s.integer(2), {}});
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) out.push_back(NodeRecord{s.text(0), s.integer(1), {}, s.integer(2), {}});
+    if (rc != SQLITE_DONE) return failure("query").error();
     for (auto& n : out) {
       Stmt d(db_,
              "SELECT report_id, family FROM report_hosts WHERE host = ? AND root = 1 AND diagnosed_at >= ? "
              "ORDER BY diagnosed_at DESC, report_id DESC");
       d.bind(1, n.host).bind(2, since.value_or(INT64_MIN));
-      while (d.step() == SQLITE_ROW) {
+      while ((rc = d.step()) == SQLITE_ROW) {
         n.report_ids.push_back(d.integer(0));
         ++n.families[d.text(1)];
       }
+      if (rc != SQLITE_DONE) return failure("query").error();
     }
     return out;
   }
@@ -197,11 +208,23 @@ class SqliteStore : public Store {
     return Ok{};
   }
 
+  bool has_table(const char* name) {
+    Stmt s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+    s.bind(1, std::string_view(name));
+    return s.ok() && s.step() == SQLITE_ROW;
+  }
+  bool has_any_table() {
+    Stmt s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table'");
+    return s.ok() && s.step() == SQLITE_ROW;
+  }
+  Status not_a_store() {
+    return make_error(ErrorKind::input, "not a report store (no schema version)", path_, 0, {},
+                      "name a file that attribution diagnose --store created, or a new file");
+  }
+
   Status check_version() {
     Stmt s(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!s.ok() || s.step() != SQLITE_ROW)
-      return make_error(ErrorKind::input, "not a report store (no schema version)", path_, 0, {},
-                        "name a file that attribution diagnose --store created");
+    if (!s.ok() || s.step() != SQLITE_ROW) return not_a_store();
     int version = std::atoi(s.text(0).c_str());
     if (version > kStoreSchemaVersion)
       return make_error(ErrorKind::input,

@@ -34,6 +34,7 @@ struct ReportQuery {
   std::string host;    // empty: any; else reports naming this host as a root cause or affected node
   std::optional<Micros> since;  // diagnosed at or after
   int64_t limit = 50;
+  bool root_hosts = true;  // false: leave StoredReport::root_hosts empty (a chart needs no hosts)
 };
 
 // A node at the root of diagnoses: the repeat offenders.

@@ -70,4 +70,29 @@ TEST_CASE("store: a PostgreSQL URL is shown without its password", "[store]") {
   CHECK(redact_url("postgresql://attr:s3cret@db:5432/reports") == "postgresql://attr:***@db:5432/reports");
   CHECK(redact_url("postgresql://db/reports") == "postgresql://db/reports");
   CHECK(redact_url("postgresql://attr@db/reports?sslmode=require") == "postgresql://attr@db/reports?sslmode=require");
+  CHECK(redact_url("postgresql://db/reports?user=a&password=s3cret&sslmode=require") ==
+        "postgresql://db/reports?user=a&password=***&sslmode=require");
+}
+
+TEST_CASE("store: a SQLite database that is not a store is refused and left as it was", "[store]") {
+  test::TempDir d;
+  std::string path = d.path() + "/other.db";
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(db, "CREATE TABLE t (x INTEGER)", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(db);
+  auto store = open_store(path, true);
+  REQUIRE(!store);
+  CHECK(store.error().message.find("not a report store") != std::string::npos);
+  REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+  int tables = 0;
+  sqlite3_exec(
+      db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'",
+      [](void* out, int, char** v, char**) {
+        *static_cast<int*>(out) = std::atoi(v[0]);
+        return 0;
+      },
+      &tables, nullptr);
+  sqlite3_close(db);
+  CHECK(tables == 1);  // nothing added
 }

@@ -197,6 +197,8 @@ EOF
     echo "NodeName=$n NodeHostname=$n NodeAddr=127.0.0.1 Port=$((SLURMD_PORT0 + i - 1)) CPUs=$NODE_CPUS Boards=1 SocketsPerBoard=1 CoresPerSocket=$NODE_CPUS ThreadsPerCore=1 RealMemory=16000 $GRES_LINE State=UNKNOWN"
   done
   echo "PartitionName=gpu Nodes=$NODE_RANGE Default=YES MaxTime=INFINITE State=UP"
+  # Lines a test adds (EpilogSlurmctld: slurmctld's script runner reads it at start only).
+  [ -z "${SLURM_EXTRA_CONF:-}" ] || printf '%s\n' "$SLURM_EXTRA_CONF"
 } > "$CONF.new"
 mv "$CONF.new" "$CONF"
 if [ "$NODE_GPUS" -gt 0 ]; then

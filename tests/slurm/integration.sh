@@ -16,9 +16,25 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 stop() { bash "$HERE/../realstack/slurm-down.sh" >/dev/null 2>&1 || true; }
 trap stop EXIT
 command -v jq >/dev/null || fail "jq is missing (tests/setup-debian.sh installs it)"
+# The EpilogSlurmctld hook (contrib/slurm/attribution-epilog.sh) is in slurm.conf from the start
+# (slurmctld reads it once): every job of this test ends through it; checked at the end.
+HOOKDIR="$REALSTACK_STATE_DIR/epilog-hook"
+rm -rf "$HOOKDIR"
+mkdir -p "$HOOKDIR"
+cp "$HERE/../../contrib/slurm/attribution-epilog.sh" "$HOOKDIR/"
+export SLURM_EXTRA_CONF="EpilogSlurmctld=$HOOKDIR/attribution-epilog.sh"
 bash "$HERE/../realstack/slurm-up.sh" >&2
 # shellcheck disable=SC1091
 . "$REALSTACK_STATE_DIR/slurm/env.sh"
+grep -q "^EpilogSlurmctld=$HOOKDIR/" "$SLURM_CONF" || fail "a Slurm from an earlier run is up without the hook: stop it (tests/realstack/slurm-down.sh)"
+cat > "$HOOKDIR/attribution-epilog.conf" <<CONF
+export SLURM_CONF="$SLURM_CONF"
+ATTRIBUTION="$ATTR"
+STORE="$HOOKDIR/reports.db"
+SPOOL="$HOOKDIR/spool"
+LOG="$HOOKDIR/epilog.log"
+MAX_PARALLEL=2
+CONF
 
 RUN="$REALSTACK_SLURM_JOBS_DIR/attr-$(date +%s)-$$"
 mkdir -p "$RUN"
@@ -161,6 +177,29 @@ check "$out" '.workload.nodes | length == 2' "time-limit job's two nodes"
 out=$( (cd "$EMPTY" && "$ATTR" diagnose --job 999999 --format json) 2>&1) && fail "an unknown job must not produce a report"
 grep -q "does not know job 999999" <<<"$out" || fail "unknown job message: $out"
 echo "ok: unknown job is a clear error" >&2
+# The epilog hook: two more jobs that fail and two that succeed, then one stored report per job
+# that ended badly (FAILED, NODE_FAIL, TIMEOUT), none for the cancelled one or those that succeeded.
+J_GOOD=$(sbatch --parsable --mem=64 --no-requeue -N 1 -J good -o "$RUN/slurm-%j.out" --wrap 'srun true')
+J_BAD=$(sbatch --parsable --mem=64 --no-requeue -N 2 -J bad-exit -o "$RUN/slurm-%j.out" \
+  --wrap 'srun bash -c "echo RuntimeError: CUDA error: an illegal memory access was encountered >&2; exit 3"')
+J_GOOD2=$(sbatch --parsable --mem=64 --no-requeue -N 2 -J good2 -o "$RUN/slurm-%j.out" --wrap 'srun hostname')
+J_KILLED=$(sbatch --parsable --mem=64 --no-requeue -N 1 -J killed -o "$RUN/slurm-%j.out" --wrap 'srun bash -c "kill -9 \$\$"')
+echo "jobs: good=$J_GOOD bad=$J_BAD good2=$J_GOOD2 killed=$J_KILLED (epilog hook)" >&2
+done_jobs() { grep -c "diagnosed in\|not diagnosed\|diagnosis failed" "$HOOKDIR/epilog.log" 2>/dev/null || true; }
+for _ in $(seq 1 360); do
+  [ "$(done_jobs)" -ge 8 ] && break
+  sleep 0.5
+done
+cat "$HOOKDIR/epilog.log" >&2 || fail "the epilog hook logged nothing (slurmctld log: $REALSTACK_SLURM_STATE_DIR/log/slurmctld.log)"
+stored=$("$ATTR" history --store "$HOOKDIR/reports.db" --format json)
+want="[\"$J_FAIL\", \"$J_TIME\", \"$J_NODE\", \"$J_BAD\", \"$J_KILLED\"]"
+check "$stored" "([.reports[].workload_id] | sort) == ($want | sort)" "epilog hook: one stored report per job that ended badly, none for $J_CANCEL (cancelled), $J_GOOD, $J_GOOD2"
+for j in $J_CANCEL $J_GOOD $J_GOOD2; do
+  grep -q "job $j: ended [A-Z]* (exit [0-9:]*): not diagnosed" "$HOOKDIR/epilog.log" || fail "the hook's log does not say why $j was skipped"
+done
+check "$stored" "[.reports[] | select(.workload_id == \"$J_FAIL\")][0].family == \"accelerator-fabric\"" "epilog hook: job $J_FAIL diagnosed as on the command line"
+check "$stored" "[.reports[] | select(.workload_id == \"$J_BAD\")][0].scheduler == \"slurm\"" "epilog hook: jobs resolved from Slurm"
+
 # Record and replay: diagnoses recorded while Slurm runs replay byte for byte after Slurm is
 # stopped and the jobs' files are moved away; the JWT appears in no bundle.
 B="$EMPTY/bundles"
