@@ -19,7 +19,7 @@ struct InputFile {
   int rank_hint = -1;     // from {rank} or a "rank-N" file name
   std::shared_ptr<const std::string> text;  // inline content (scheduler facts) instead of a file
   std::shared_ptr<const FileExtract> extract = nullptr;  // replay: the file's recorded in-window lines
-  std::optional<Stream> stream;  // the stream its sender declared (pushed logs); unset: the source's
+  std::optional<Stream> stream = std::nullopt;  // the stream its sender declared (pushed logs); unset: the source's
 };
 
 struct SourceRuntime {
