@@ -17,8 +17,8 @@ packages=(build-essential cmake pkg-config libcli11-dev libsimdjson-dev libre2-d
 # The tests': Catch2, and the tools the integration scripts drive (jq, curl, python3 for recorded
 # HTTP answers, openssl for throwaway certificates, sqlite3 to inspect stores, postgresql for the
 # shared store's test (started on a private directory, never as a service), chromium for the
-# dashboard's browser test).
-[ "$example" = 1 ] || packages+=(catch2 jq curl python3 openssl sqlite3 postgresql chromium)
+# dashboard's browser test, file for cpack's dependency scan).
+[ "$example" = 1 ] || packages+=(catch2 jq curl python3 openssl sqlite3 postgresql chromium file)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
