@@ -165,9 +165,7 @@ int run_diagnose(DiagnoseOptions& o) {
   if (!o.end.empty()) r.workload.end = o.end;
   if (!o.before.empty()) r.before = o.before;
   if (!o.after.empty()) r.after = o.after;
-  r.workload.now = std::chrono::duration_cast<std::chrono::microseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  r.workload.now = wall_clock_now();
   if (r.threads <= 0) r.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
   std::vector<std::pair<std::string, double>> timings;

@@ -22,11 +22,6 @@ struct StoreOptions {
   int64_t limit = 50, min = 2;
 };
 
-Micros now_micros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Result<std::unique_ptr<Store>> open_for_reading(const StoreOptions& o) {
   std::string where;
   ATTRIBUTION_TRY(where, store_location(o.store, o.config));
@@ -40,7 +35,7 @@ Result<std::optional<Micros>> since(const StoreOptions& o) {
   if (o.since.empty()) return std::optional<Micros>();
   auto d = parse_duration(o.since);
   if (!d) return make_error(ErrorKind::usage, "--since: " + d.error().message, {}, 0, {}, "e.g. --since 7d");
-  return std::optional<Micros>(now_micros() - *d);
+  return std::optional<Micros>(wall_clock_now() - *d);
 }
 
 int run_history(const StoreOptions& o) {

@@ -1,5 +1,7 @@
 #include "core/base/time.hpp"
 
+#include <chrono>
+
 #include <cstdlib>
 #include <ctime>
 #include <fmt/format.h>
@@ -197,6 +199,11 @@ Result<Micros> parse_time_value(std::string_view text, const TimeZone& tz) {
     return Micros(std::strtoll(std::string(text).c_str(), nullptr, 10)) * kMicrosPerSecond;
   return make_error(ErrorKind::usage, fmt::format("'{}' is not a time", text), {}, 0, {},
                     "write RFC 3339, e.g. 2025-03-14T09:00:00Z, or epoch seconds");
+}
+
+Micros wall_clock_now() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace attribution

@@ -43,6 +43,9 @@ int64_t days_from_civil(int y, int m, int d);
 Micros civil_to_micros_utc(const CivilTime& t);  // ignores utc_offset_s
 CivilTime micros_to_civil_utc(Micros t);
 
+// Now, by the wall clock: what a run is stamped with (never part of a report).
+Micros wall_clock_now();
+
 // "2025-03-14T09:41:07.123456Z": always six fractional digits, always Z.
 std::string format_rfc3339(Micros t);
 

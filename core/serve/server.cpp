@@ -19,11 +19,6 @@
 namespace attribution {
 namespace {
 
-Micros wall_now() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Pages load nothing and run nothing, whatever a stored report holds.
 void html_headers(httplib::Response& res) {
   res.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:");
@@ -37,8 +32,9 @@ void json_error(httplib::Response& res, int status, const std::string& message) 
   res.set_content(j.take() + "\n", "application/json");
 }
 
-// A report id from the path: digits only, within int64, so no id reaches outside the store.
-std::optional<int64_t> report_id(const std::string& text) {
+// A whole number above zero, digits only and within int64: report ids from the path (so no id
+// reaches outside the store), limits from the query, a Content-Length.
+std::optional<int64_t> positive_integer(const std::string& text) {
   int64_t id = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (ec != std::errc() || end != text.data() + text.size() || id <= 0) return std::nullopt;
@@ -68,7 +64,7 @@ bool read_filters(const httplib::Request& req, httplib::Response& res, Filters& 
                                    std::tuple{"min", &f.min, int64_t{1}, int64_t{1000000}}}) {
     std::string v = req.get_param_value(key);
     if (v.empty()) continue;
-    auto n = report_id(v);
+    auto n = positive_integer(v);
     if (!n || *n < lo || *n > hi) {
       json_error(res, 400, fmt::format("{} '{}' is not a whole number from {} to {}", key, v, lo, hi));
       return false;
@@ -94,8 +90,9 @@ std::string route_label(const std::string& path) {
 
 // Token comparison in time independent of where the strings differ.
 bool same_secret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(1, b.size())]);
+  if (a.size() != b.size()) return false;  // the length is not the secret
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
 }
 
@@ -131,7 +128,7 @@ Refusal gate(const httplib::Request& req, const ServeOptions& o) {
   std::string encoding = req.get_header_value("Content-Encoding");
   if (!encoding.empty() && encoding != "identity") return {415, "send the body uncompressed (no Content-Encoding)"};
   if (req.get_header_value_count("Content-Length") != 1) return {400, "one Content-Length"};
-  auto length = report_id(req.get_header_value("Content-Length"));
+  auto length = positive_integer(req.get_header_value("Content-Length"));
   if (length && static_cast<size_t>(*length) > o.limits.body_bytes)
     return {413, fmt::format("the body is {} bytes, over the limit of {}", *length, o.limits.body_bytes)};
   return {};
@@ -189,7 +186,7 @@ struct Server::Impl {
 
   void list_reports(const httplib::Request& req, httplib::Response& res) {
     Filters f;
-    if (!read_filters(req, res, f, wall_now())) return;
+    if (!read_filters(req, res, f, wall_clock_now())) return;
     auto list = store.reports(f.query);
     if (!list) return store_failed(res, list.error());
     res.set_content(render_reports_json(*list), "application/json");
@@ -197,14 +194,14 @@ struct Server::Impl {
 
   void list_nodes(const httplib::Request& req, httplib::Response& res) {
     Filters f;
-    if (!read_filters(req, res, f, wall_now())) return;
+    if (!read_filters(req, res, f, wall_clock_now())) return;
     auto nodes = store.nodes(f.query.since, f.min);
     if (!nodes) return store_failed(res, nodes.error());
     res.set_content(render_nodes_json(*nodes), "application/json");
   }
 
   void document(const std::string& id_text, DocumentFormat format, httplib::Response& res) {
-    auto id = report_id(id_text);
+    auto id = positive_integer(id_text);
     if (!id) return json_error(res, 404, "no report has this id");
     auto doc = store.document(*id, format);
     if (!doc) return store_failed(res, doc.error());
@@ -217,7 +214,7 @@ struct Server::Impl {
   }
 
   void dashboard(const httplib::Request& req, httplib::Response& res) {
-    Micros now = wall_now();
+    Micros now = wall_clock_now();
     Filters f;
     if (!read_filters(req, res, f, now)) return;
     DashboardView v;
@@ -257,7 +254,7 @@ struct Server::Impl {
     DiagnoseRequest d;
     d.config_path = options.config_path;
     d.workload = pushed.workload;
-    d.workload.now = wall_now();
+    d.workload.now = wall_clock_now();
     d.rules = rules;
     d.files = &files;
     d.threads = 1;  // the pool runs diagnoses side by side; each one scans on its own thread

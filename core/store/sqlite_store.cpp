@@ -199,9 +199,10 @@ class SqliteStore : public Store {
     auto roots = root_hosts(r);
     int64_t position = 0;
     for (const auto& host : named_hosts(r)) {
-      bool root = std::find(roots.begin(), roots.end(), host) != roots.end();
+      auto it = std::find(roots.begin(), roots.end(), host);
+      bool root = it != roots.end();
       Stmt h(db_, "INSERT INTO report_hosts VALUES (?,?,?,?,?,?)");
-      int64_t pos = root ? std::find(roots.begin(), roots.end(), host) - roots.begin() : roots.size() + position++;
+      int64_t pos = root ? it - roots.begin() : static_cast<int64_t>(roots.size()) + position++;
       h.bind(1, id).bind(2, host).bind(3, int64_t{root}).bind(4, pos).bind(5, r.outcome.family).bind(6, at);
       if (h.step() != SQLITE_DONE) return failure("insert host");
     }
