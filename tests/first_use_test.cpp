@@ -7,23 +7,13 @@
 #include <fstream>
 
 #include "tests/cli_support.hpp"
+#include "tests/test_json.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
 using test::run_cli;
 
 namespace {
-
-simdjson::dom::element parse(simdjson::dom::parser& p, const std::string& json) {
-  simdjson::dom::element doc;
-  REQUIRE(p.parse(json).get(doc) == simdjson::SUCCESS);
-  return doc;
-}
-
-std::string str(simdjson::dom::element e) {
-  std::string_view s;
-  return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string("null");
-}
 
 // A static workload (nodes, a 09:00-10:00 window, `extra` keys) and a files source over `paths`.
 std::string static_job(const test::TempDir& d, const std::string& nodes, const std::string& extra, const std::string& paths) {
@@ -39,9 +29,9 @@ TEST_CASE("first use: the README's ad-hoc example dates the Xid in 2025 and find
   auto r = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --nodes 'node[01-04]' --format json", false);
   REQUIRE(r.exit_code == 0);
   simdjson::dom::parser p;
-  auto doc = parse(p, r.out);
+  auto doc = test::parse_json(p, r.out);
   CHECK(doc["root_causes"].get_array().size() == 1);
-  CHECK(str(doc["root_causes"].at(0)["first_seen"]) == "2025-03-14T09:41:07.000000Z");
+  CHECK(test::json_text(doc["root_causes"].at(0)["first_seen"]) == "2025-03-14T09:41:07.000000Z");
   CHECK(r.out.find("\"2027-") == std::string::npos);
   CHECK(r.out.find("\"2026-") == std::string::npos);
 }
@@ -50,14 +40,14 @@ TEST_CASE("first use: --start or --end alone takes the other end from the logs",
   simdjson::dom::parser p;
   auto a = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --start 2025-03-14T09:00:00Z --format json", false);
   REQUIRE(a.exit_code == 0);
-  auto doc = parse(p, a.out);
-  CHECK(str(doc["workload"]["window"]["start"]) == "2025-03-14T08:45:00.000000Z");
-  CHECK(str(doc["workload"]["window"]["end"]).rfind("2025-03-14T09:5", 0) == 0);  // the logs' last time
+  auto doc = test::parse_json(p, a.out);
+  CHECK(test::json_text(doc["workload"]["window"]["start"]) == "2025-03-14T08:45:00.000000Z");
+  CHECK(test::json_text(doc["workload"]["window"]["end"]).rfind("2025-03-14T09:5", 0) == 0);  // the logs' last time
   auto b = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --end 2025-03-14T10:00:00Z --format json", false);
   REQUIRE(b.exit_code == 0);
-  auto doc2 = parse(p, b.out);
-  CHECK(str(doc2["workload"]["window"]["start"]).rfind("2025-03-14T09:", 0) == 0);
-  CHECK(str(doc2["workload"]["window"]["end"]) == "2025-03-14T10:05:00.000000Z");
+  auto doc2 = test::parse_json(p, b.out);
+  CHECK(test::json_text(doc2["workload"]["window"]["start"]).rfind("2025-03-14T09:", 0) == 0);
+  CHECK(test::json_text(doc2["workload"]["window"]["end"]) == "2025-03-14T10:05:00.000000Z");
 }
 
 TEST_CASE("first use: a line with no time in a file with none is dated unknown, not the copy time", "[golden]") {
@@ -66,10 +56,10 @@ TEST_CASE("first use: a line with no time in a file with none is dated unknown, 
   simdjson::dom::parser p;
   auto r = run_cli("diagnose --logs " + d.path() + "/logs --format json", false);
   REQUIRE(r.exit_code == 0);
-  auto doc = parse(p, r.out);
+  auto doc = test::parse_json(p, r.out);
   CHECK(doc["evidence"].at(0)["time"].is_null());
   CHECK(doc["root_causes"].at(0)["first_seen"].is_null());
-  CHECK(str(doc["root_causes"].at(0)["message"]) == "ValueError: invalid literal for int() with base 10: 'x'");
+  CHECK(test::json_text(doc["root_causes"].at(0)["message"]) == "ValueError: invalid literal for int() with base 10: 'x'");
   auto text = run_cli("diagnose --logs " + d.path() + "/logs", false);
   CHECK(text.out.find("says: ValueError: invalid literal for int()") != std::string::npos);
   CHECK(text.out.find("(time unknown)") != std::string::npos);
@@ -90,14 +80,14 @@ TEST_CASE("first use: short and fully qualified names are one node; a fault off 
                     "'node01.cluster.local,node02.cluster.local,node03.cluster.local,node04.cluster.local' --format json",
                     false);
   REQUIRE(fq.exit_code == 0);
-  auto doc = parse(p, fq.out);
-  CHECK(str(doc["root_causes"].at(0)["host"]) == "node03");
-  CHECK(str(doc["workload"]["nodes"].at(2)) == "node03");
+  auto doc = test::parse_json(p, fq.out);
+  CHECK(test::json_text(doc["root_causes"].at(0)["host"]) == "node03");
+  CHECK(test::json_text(doc["workload"]["nodes"].at(2)) == "node03");
   auto off = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --nodes 'node[01-02]' --format json", false);
   REQUIRE(off.exit_code == 0);
-  auto doc2 = parse(p, off.out);
-  CHECK(str(doc2["root_causes"].at(0)["host"]) == "node03");
-  CHECK(str(doc2["root_causes"].at(0)["detail"]).find("not one of the job's nodes") != std::string::npos);
+  auto doc2 = test::parse_json(p, off.out);
+  CHECK(test::json_text(doc2["root_causes"].at(0)["host"]) == "node03");
+  CHECK(test::json_text(doc2["root_causes"].at(0)["detail"]).find("not one of the job's nodes") != std::string::npos);
 }
 
 TEST_CASE("first use: a source that produced nothing warns and lowers confidence; unreadable and empty alike", "[golden]") {
@@ -126,8 +116,8 @@ TEST_CASE("first use: an OOM kill names the killed process and its rank, and no 
   simdjson::dom::parser p;
   auto r = run_cli("diagnose --config examples/host-oom-kill/attribution.toml --format json", false);
   REQUIRE(r.exit_code == 0);
-  auto root = parse(p, r.out)["root_causes"].at(0);
-  CHECK(str(root["process"]) == "python3");
+  auto root = test::parse_json(p, r.out)["root_causes"].at(0);
+  CHECK(test::json_text(root["process"]) == "python3");
   CHECK(int64_t(root["pid"]) == 23793);
   CHECK(int64_t(root["rank"]) == 27);
   CHECK(root["gpu"].is_null());
@@ -142,12 +132,12 @@ TEST_CASE("first use: srun --label task ids are ranks and nodes only through the
   simdjson::dom::parser p;
   auto with = run_cli("diagnose --config " + cfg + " --format json", false);
   REQUIRE(with.exit_code == 0);
-  auto root = parse(p, with.out)["root_causes"].at(0);
-  CHECK(str(root["host"]) == "n2");
+  auto root = test::parse_json(p, with.out)["root_causes"].at(0);
+  CHECK(test::json_text(root["host"]) == "n2");
   CHECK(int64_t(root["rank"]) == 3);
   auto without = run_cli("diagnose --logs " + d.path() + "/logs --format json", false);
   REQUIRE(without.exit_code == 0);
-  auto root2 = parse(p, without.out)["root_causes"].at(0);
+  auto root2 = test::parse_json(p, without.out)["root_causes"].at(0);
   CHECK(root2["rank"].is_null());
   CHECK(root2["host"].is_null());
 }
@@ -159,7 +149,7 @@ TEST_CASE("first use: a static exit_code may be Slurm's code:signal; the report 
   simdjson::dom::parser p;
   auto r = run_cli("diagnose --config " + cfg + " --format json", false);
   REQUIRE(r.exit_code == 0);
-  auto w = parse(p, r.out)["workload"];
+  auto w = test::parse_json(p, r.out)["workload"];
   CHECK(int64_t(w["exit_code"]) == 0);
   CHECK(int64_t(w["exit_signal"]) == 9);
   d.file("job.toml", "id = \"9\"\nnodes = \"n1\"\nstart = \"2025-03-14T09:00:00Z\"\nexit_code = \"one\"\n");
@@ -244,9 +234,9 @@ TEST_CASE("first use: machine checks and EDAC: an uncorrectable error is a cause
   auto r = run_cli("diagnose --logs " + d.path() + "/logs --start 2025-03-14T09:00:00Z --end 2025-03-14T10:00:00Z "
                    "--format json", false);
   REQUIRE(r.exit_code == 0);
-  auto doc = parse(p, r.out);
-  CHECK(str(doc["outcome"]["family"]) == "host");
-  CHECK(str(doc["root_causes"].at(0)["host"]) == "n7");
+  auto doc = test::parse_json(p, r.out);
+  CHECK(test::json_text(doc["outcome"]["family"]) == "host");
+  CHECK(test::json_text(doc["root_causes"].at(0)["host"]) == "n7");
   CHECK(doc["root_causes"].get_array().size() == 1);  // n8's corrected errors are context
 }
 

@@ -13,21 +13,17 @@
 #include <toml++/toml.h>
 
 #include "tests/cli_support.hpp"
+#include "tests/test_json.hpp"
 
 namespace fs = std::filesystem;
 using attribution::test::run_cli;
 
 namespace {
 
-std::string str(simdjson::dom::element e) {
-  std::string_view s;
-  return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
-}
-
 std::string field(simdjson::dom::element obj, const char* key) {
   simdjson::dom::element v;
   if (obj[key].get(v) != simdjson::SUCCESS) return {};
-  if (v.is_string()) return str(v);
+  if (v.is_string()) return attribution::test::json_text(v);
   if (v.is_int64()) return std::to_string(int64_t(v));
   return {};  // null
 }

@@ -16,6 +16,7 @@
 #include "core/base/json_writer.hpp"
 #include "core/serve/server.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/test_json.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
@@ -54,14 +55,6 @@ class Running {
   std::unique_ptr<Server> server_;
   std::thread thread_;
 };
-
-simdjson::dom::element parse(simdjson::dom::parser& p, const std::string& body) {
-  simdjson::dom::element e;
-  REQUIRE(p.parse(body).get(e) == simdjson::SUCCESS);
-  return e;
-}
-
-std::string str(simdjson::dom::element e) { return std::string(std::string_view(e)); }
 
 // A pushed workload whose logs are the given (host, name, lines) as files would hold them.
 struct Log {
@@ -157,7 +150,7 @@ TEST_CASE("serve: the examples diagnosed with --store are on the dashboard and i
   auto list = c.Get("/api/v1/reports");
   REQUIRE(list);
   CHECK(list->status == 200);
-  auto reports = parse(p, list->body)["reports"].get_array();
+  auto reports = test::parse_json(p, list->body)["reports"].get_array();
   REQUIRE(reports.size() == kExamples.size());
   std::set<std::string> seen;
   for (auto r : reports.value()) {
@@ -170,9 +163,9 @@ TEST_CASE("serve: the examples diagnosed with --store are on the dashboard and i
       if (one->body == json) matched = seen.insert(ex).second;  // byte-identical to what the CLI printed
     CHECK(matched);
     simdjson::dom::parser q;
-    auto doc = parse(q, one->body);
-    CHECK(str(r["family"]) == str(doc["outcome"]["family"]));
-    CHECK(str(r["workload_id"]) == str(doc["workload"]["id"]));
+    auto doc = test::parse_json(q, one->body);
+    CHECK(test::json_text(r["family"]) == test::json_text(doc["outcome"]["family"]));
+    CHECK(test::json_text(r["workload_id"]) == test::json_text(doc["workload"]["id"]));
     for (const char* ext : {".html", ".md"}) {
       auto view = c.Get(fmt::format("/api/v1/reports/{}{}", id, ext).c_str());
       REQUIRE(view);
@@ -198,11 +191,11 @@ TEST_CASE("serve: the examples diagnosed with --store are on the dashboard and i
 
   auto by_family = c.Get("/api/v1/reports?family=accelerator-fabric&since=3650d&limit=10");
   REQUIRE(by_family);
-  CHECK(parse(p, by_family->body)["reports"].get_array().size() == 1);
+  CHECK(test::parse_json(p, by_family->body)["reports"].get_array().size() == 1);
   auto nodes = c.Get("/api/v1/nodes?min=1");
   REQUIRE(nodes);
   CHECK(nodes->status == 200);
-  CHECK(parse(p, nodes->body)["nodes"].get_array().size() >= 3);
+  CHECK(test::parse_json(p, nodes->body)["nodes"].get_array().size() >= 3);
   auto health = c.Get("/healthz");
   REQUIRE(health);
   CHECK(health->status == 200);
@@ -248,7 +241,7 @@ TEST_CASE("serve: a POSTed workload gets the report --logs gives on the same lin
   REQUIRE(stored);
   CHECK(stored->body == want);
   simdjson::dom::parser p;
-  CHECK(str(parse(p, want)["outcome"]["family"]) == "accelerator-fabric");
+  CHECK(test::json_text(test::parse_json(p, want)["outcome"]["family"]) == "accelerator-fabric");
 }
 
 TEST_CASE("serve: 200 POSTs from 8 concurrent clients are each stored exactly once", "[serve]") {
@@ -277,12 +270,12 @@ TEST_CASE("serve: 200 POSTs from 8 concurrent clients are each stored exactly on
   auto list = c.Get("/api/v1/reports?limit=10000");
   REQUIRE(list);
   simdjson::dom::parser p;
-  auto reports = parse(p, list->body)["reports"].get_array();
+  auto reports = test::parse_json(p, list->body)["reports"].get_array();
   std::set<std::string> ids;
-  for (auto r : reports.value()) ids.insert(str(r["workload_id"]));
+  for (auto r : reports.value()) ids.insert(test::json_text(r["workload_id"]));
   CHECK(reports.size() == kClients * kEach);
   CHECK(ids.size() == kClients * kEach);
-  for (auto r : reports.value()) CHECK(str(r["family"]) == "accelerator-gpu");
+  for (auto r : reports.value()) CHECK(test::json_text(r["family"]) == "accelerator-gpu");
 }
 
 TEST_CASE("serve: bad requests get a JSON error naming what is wrong, and the server stays up", "[serve]") {
@@ -400,7 +393,7 @@ TEST_CASE("serve: a stopped and restarted server keeps every report", "[serve]")
   auto list = again.client().Get("/api/v1/reports");
   REQUIRE(list);
   simdjson::dom::parser p;
-  auto reports = parse(p, list->body)["reports"].get_array();
+  auto reports = test::parse_json(p, list->body)["reports"].get_array();
   REQUIRE(reports.size() == 1);
   auto one = again.client().Get(fmt::format("/api/v1/reports/{}", int64_t(reports.at(0)["id"].get_int64())).c_str());
   REQUIRE(one);

@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "core/base/time.hpp"
+
 namespace attribution::test {
 
 class TempDir {
@@ -54,5 +56,13 @@ inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
+
+// A recorded answer or input under tests/fixtures/, e.g. fixture("slurm/sacct-j-json.json").
+inline std::string fixture(const std::string& rel) {
+  return read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/" + rel);
+}
+
+// A UTC time written as text ("2025-03-14T09:00:00Z"), for expectations.
+inline Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
 
 }  // namespace attribution::test

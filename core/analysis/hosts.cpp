@@ -9,11 +9,6 @@
 namespace attribution {
 namespace {
 
-std::string field(const Finding& f, const char* key) {
-  auto it = f.fields.find(key);
-  return it == f.fields.end() ? std::string() : it->second;
-}
-
 // One setting that some hosts hold differently from the rest.
 struct Difference {
   std::string what, majority_value;
@@ -28,8 +23,8 @@ std::vector<Difference> differences(const Timeline& t, const RuleSet& rules) {
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
     if (rules.rules[f.rule].role != Role::context || f.host.empty() || !f.fields.count("value")) continue;
-    auto& [values, first] = seen[{f.rule, field(f, "setting")}].try_emplace(f.host, std::set<std::string>{}, i).first->second;
-    values.insert(field(f, "value"));
+    auto& [values, first] = seen[{f.rule, field_of(f, "setting")}].try_emplace(f.host, std::set<std::string>{}, i).first->second;
+    values.insert(field_of(f, "value"));
   }
   std::vector<Difference> out;
   for (const auto& [key, hosts] : seen) {

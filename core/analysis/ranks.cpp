@@ -24,19 +24,14 @@ std::optional<long> number(const Finding& f, const char* key) {
   return it == f.fields.end() ? std::nullopt : parse_long(it->second);
 }
 
-std::string field(const Finding& f, const char* key) {
-  auto it = f.fields.find(key);
-  return it == f.fields.end() ? std::string() : it->second;
-}
-
 void add_progress(RankProgress& p, const Finding& f, bool timed_out, size_t index) {
   if (auto seq = number(f, "seq"); seq && timed_out) {
     // The earliest collective it timed out in is the one it was stuck in; the others queued behind it.
     if (p.timed_out_at < 0 || *seq < p.timed_out_at) {
       p.timed_out_at = *seq;
-      p.op = field(f, "op");
-      p.numel_in = field(f, "numel_in");
-      p.numel_out = field(f, "numel_out");
+      p.op = field_of(f, "op");
+      p.numel_in = field_of(f, "numel_in");
+      p.numel_out = field_of(f, "numel_out");
     }
     p.enqueued = std::max(p.enqueued, *seq);
   }
@@ -145,7 +140,7 @@ std::vector<GroupProgress> rank_progress(const Timeline& t, const RuleSet& rules
     bool counters = f.fields.count("seq") || f.fields.count("last_enqueued") || f.fields.count("last_completed");
     if (trace ? f.rank < 0 && f.pid < 0 : f.rank < 0 || !counters) continue;
     int id = f.rank >= 0 ? f.rank : process_ids.try_emplace({f.host, f.pid}, -2 - int(process_ids.size())).first->second;
-    std::string pg = trace ? "nccl:" + (trace->count("nranks") ? trace->at("nranks") : std::string("?")) : field(f, "pg");
+    std::string pg = trace ? "nccl:" + (trace->count("nranks") ? trace->at("nranks") : std::string("?")) : field_of(f, "pg");
     RankProgress& p = groups[pg.empty() ? "0" : pg][id];
     p.rank = id;
     p.who = process_name(f.rank, f.pid, f.host);

@@ -110,6 +110,11 @@ struct Finding {
 };
 
 constexpr size_t kSeriesHead = 32, kSeriesTail = 32;
+// A kept capture's value on a finding (kept_capture), or "" when its line had none.
+inline std::string field_of(const Finding& f, const char* key) {
+  auto it = f.fields.find(key);
+  return it == f.fields.end() ? std::string() : it->second;
+}
 // Adds one value of a finding's measure, in order.
 void add_to_series(Finding& f, float value);
 

@@ -9,7 +9,6 @@
 using namespace attribution;
 
 namespace {
-Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
 ReplayRunner no_commands;  // a host without sacct or scontrol
 ReplayHttpClient no_http;
 Transports no_slurm{no_commands, no_http};
@@ -25,8 +24,8 @@ TEST_CASE("static workload: nodes expanded and the window widened by before/afte
   REQUIRE(w);
   CHECK(w->id == "4242");
   CHECK(w->nodes.size() == 4);
-  CHECK(w->window.start == utc("2025-03-14T08:45:00Z"));
-  CHECK(w->window.end == utc("2025-03-14T10:05:00Z"));
+  CHECK(w->window.start == test::utc("2025-03-14T08:45:00Z"));
+  CHECK(w->window.end == test::utc("2025-03-14T10:05:00Z"));
   CHECK(w->window_known);
   WorkloadRequest same;
   same.job = "4242";
@@ -38,7 +37,7 @@ TEST_CASE("static workload: nodes expanded and the window widened by before/afte
   CHECK(bad.error().message.find("does not match") != std::string::npos);
   WorkloadRequest narrowed;  // command-line times refine the scheduler's
   narrowed.start = "2025-03-14T09:30:00Z";
-  CHECK(resolve_workload(*cfg, narrowed, no_slurm)->window.start == utc("2025-03-14T09:15:00Z"));
+  CHECK(resolve_workload(*cfg, narrowed, no_slurm)->window.start == test::utc("2025-03-14T09:15:00Z"));
 }
 
 TEST_CASE("ad-hoc logs workload: optional nodes and times") {
@@ -56,7 +55,7 @@ TEST_CASE("ad-hoc logs workload: optional nodes and times") {
   REQUIRE(w);
   CHECK(w->nodes == std::vector<std::string>{"gpu1", "gpu2"});
   CHECK(w->window_known);
-  CHECK(w->window.start == utc("2025-03-14T08:45:00Z"));
+  CHECK(w->window.start == test::utc("2025-03-14T08:45:00Z"));
   r.end = "2025-03-14T08:00:00Z";
   CHECK_FALSE(resolve_workload(cfg, r, no_slurm));
   r.end.reset();

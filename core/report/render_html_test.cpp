@@ -3,45 +3,16 @@
 
 #include "core/report/render.hpp"
 #include "core/report/report.hpp"
+#include "tests/sample_report.hpp"
 #include "tests/test_rules.hpp"
 
 using namespace attribution;
 
 namespace {
 
-constexpr Micros kT0 = 1741942800LL * kMicrosPerSecond;  // 2025-03-14T09:00:00Z
-
-// The report model's own sample (report_test.cpp): an Xid 79 on node3, watchdog timeouts on
-// node1 and node2, a partial kernel source.
-Report sample_report() {
-  static RuleSet rules = test::test_rules();
-  Workload w;
-  w.id = "4242";
-  w.scheduler = "static";
-  w.name = "llama <b>70b</b>";
-  w.nodes = {"node1", "node2", "node3"};
-  w.start = kT0;
-  w.end = kT0 + 3600 * kMicrosPerSecond;
-  w.window = Window{kT0 - 900 * kMicrosPerSecond, kT0 + 3900 * kMicrosPerSecond};
-  w.window_known = true;
-  std::vector<Finding> raw;
-  auto add = [&](const char* rule, const char* host, Micros t, int rank, const char* text) {
-    Finding f;
-    f.rule = static_cast<int>(rules.find(rule) - rules.rules.data());
-    f.host = host;
-    f.rank = rank;
-    f.first_seen = f.last_seen = t;
-    f.evidence.push_back(Evidence{t, false, "kernel", host, rank, std::string(host) + ".log:7", text, false, {}});
-    raw.push_back(f);
-  };
-  add("t.xid79", "node3", kT0 + 60 * kMicrosPerSecond, -1, "NVRM: Xid (PCI:0000:b9:00): 79, GPU has fallen off the bus");
-  add("t.watchdog", "node1", kT0 + 700 * kMicrosPerSecond, 0, "[Rank 0] Watchdog caught <script>alert('x')</script>");
-  add("t.watchdog", "node2", kT0 + 701 * kMicrosPerSecond, 8, "[Rank 8] Watchdog caught ...");
-  Timeline t = build_timeline(raw, rules, w);
-  Diagnosis d = resolve_precedence(t, rules, w);
-  SourceCoverage cov{"kernel", "files", SourceStatus::partial, "1 problem(s)", 3, 1000, 3, {"node1", "node3"}, 3,
-                     {"node2.log: binary <file>"}};
-  return build_report(w, t, d, rules, {cov});
+Report html_sample() {
+  return test::sample_report({"llama <b>70b</b>", "NVRM: Xid (PCI:0000:b9:00): 79, GPU has fallen off the bus",
+                             "[Rank 0] Watchdog caught <script>alert('x')</script>", "node2.log: binary <file>", std::nullopt});
 }
 
 // A job of `nodes` nodes, the root cause on node042, and symptom rules by node range: t.a on
@@ -50,7 +21,7 @@ Report big_report(int nodes) {
   Report r;
   r.tool_version = "0.0.0";
   r.workload.id = "9000";
-  r.workload.window = Window{kT0, kT0 + 600 * kMicrosPerSecond};
+  r.workload.window = Window{test::kSampleT0, test::kSampleT0 + 600 * kMicrosPerSecond};
   r.workload.window_known = true;
   auto host = [](int i) { return fmt::format("node{:03}", i); };
   ReportRootCause rc;
@@ -58,13 +29,13 @@ Report big_report(int nodes) {
   rc.rule = "t.xid79";
   rc.title = "GPU fell off the bus";
   rc.host = host(42);
-  rc.first_seen = rc.last_seen = kT0 + 60 * kMicrosPerSecond;
+  rc.first_seen = rc.last_seen = test::kSampleT0 + 60 * kMicrosPerSecond;
   rc.evidence = {"E1"};
   r.root_causes.push_back(rc);
   r.evidence.push_back(ReportEvidence{"E1", rc.first_seen, false, "kernel", rc.host, -1, "k.log:1", "Xid 79", false, {}});
   ReportSymptom a, b;
   a.rule = "t.a", b.rule = "t.b";
-  a.first_seen = kT0 + 200 * kMicrosPerSecond, b.first_seen = kT0 + 300 * kMicrosPerSecond;
+  a.first_seen = test::kSampleT0 + 200 * kMicrosPerSecond, b.first_seen = test::kSampleT0 + 300 * kMicrosPerSecond;
   a.explained_by = b.explained_by = "R1";
   for (int i = 0; i < nodes; ++i) {
     AffectedNode n{host(i), i == 42 ? "root_cause" : i < 190 ? "symptomatic" : "clean", {}, {}, 0};
@@ -100,7 +71,7 @@ TEST_CASE("HTML report: html_escape covers the five markup characters") {
 }
 
 TEST_CASE("HTML report: log text and names are escaped, never markup") {
-  Report r = sample_report();
+  Report r = html_sample();
   r.affected_nodes[0].host = "node1\"><svg onload=x>";
   std::string html = render_html(r);
   CHECK(html.find("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;") != std::string::npos);
@@ -113,7 +84,7 @@ TEST_CASE("HTML report: log text and names are escaped, never markup") {
 }
 
 TEST_CASE("HTML report: the outcome and root cause come first, then action, timeline, symptoms, evidence, sources") {
-  Report r = sample_report();
+  Report r = html_sample();
   REQUIRE(r.root_causes.size() == 1);
   std::string html = render_html(r);
   std::vector<std::string> order = {"id=\"outcome\"", "id=\"R1\"", r.root_causes[0].title, "id=\"action\"",
@@ -134,7 +105,7 @@ TEST_CASE("HTML report: the outcome and root cause come first, then action, time
 }
 
 TEST_CASE("HTML timeline: a line whose time was inferred is drawn hollow, others filled") {
-  Report r = sample_report();
+  Report r = html_sample();
   REQUIRE(r.evidence.size() == 3);
   // Nothing inferred: no hollow mark anywhere (the legend shows one only when needed).
   CHECK(render_timeline_svg(r).find("fill=\"none\"") == std::string::npos);
@@ -152,7 +123,7 @@ TEST_CASE("HTML timeline: a line whose time was inferred is drawn hollow, others
 }
 
 TEST_CASE("HTML timeline: one row per node up to 64 nodes, then rows per set of symptoms") {
-  CHECK(rows_drawn(render_timeline_svg(sample_report())) == 3);
+  CHECK(rows_drawn(render_timeline_svg(html_sample())) == 3);
   CHECK(rows_drawn(render_timeline_svg(big_report(64))) == 64);
   std::string svg = render_timeline_svg(big_report(200));
   // The root-cause node, then t.a (99 nodes), t.b (50), both (40), clean (10).
@@ -167,7 +138,7 @@ TEST_CASE("HTML timeline: one row per node up to 64 nodes, then rows per set of 
   for (int i = 0; i < 300; ++i) {
     ReportSymptom s;
     s.rule = fmt::format("t.rule{:03}", i);
-    s.first_seen = kT0 + (100 + i) * kMicrosPerSecond;
+    s.first_seen = test::kSampleT0 + (100 + i) * kMicrosPerSecond;
     s.hosts = {fmt::format("node{:03}", i)};
     many.symptoms.push_back(s);
   }
@@ -179,7 +150,7 @@ TEST_CASE("HTML timeline: one row per node up to 64 nodes, then rows per set of 
 }
 
 TEST_CASE("HTML report: self-contained (nothing fetched, no script) and deterministic") {
-  for (const Report& r : {sample_report(), big_report(200)}) {
+  for (const Report& r : {html_sample(), big_report(200)}) {
     std::string html = render_html(r);
     CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
     for (const char* bad : {"http://", "https://", "<script", "src=", "url(", "@import", "<link"}) {

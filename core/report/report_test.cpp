@@ -5,49 +5,22 @@
 #include "core/base/json_writer.hpp"
 #include "core/report/render.hpp"
 #include "core/report/report.hpp"
+#include "tests/sample_report.hpp"
 #include "tests/test_rules.hpp"
 
 using namespace attribution;
 
 namespace {
 
-constexpr Micros kT0 = 1741942800LL * kMicrosPerSecond;  // 2025-03-14T09:00:00Z
-
-Report sample_report() {
-  static RuleSet rules = test::test_rules();
-  Workload w;
-  w.id = "4242";
-  w.scheduler = "static";
-  w.name = "llama \"70b\" | run";
-  w.nodes = {"node1", "node2", "node3"};
-  w.start = kT0;
-  w.end = kT0 + 3600 * kMicrosPerSecond;
-  w.window = Window{kT0 - 900 * kMicrosPerSecond, kT0 + 3900 * kMicrosPerSecond};
-  w.window_known = true;
-  w.exit_code = 134;
-  std::vector<Finding> raw;
-  auto add = [&](const char* rule, const char* host, Micros t, int rank, const char* text) {
-    Finding f;
-    f.rule = static_cast<int>(rules.find(rule) - rules.rules.data());
-    f.host = host;
-    f.rank = rank;
-    f.first_seen = f.last_seen = t;
-    f.evidence.push_back(Evidence{t, false, "kernel", host, rank, std::string(host) + ".log:7", text, false, {}});
-    raw.push_back(f);
-  };
-  add("t.xid79", "node3", kT0 + 60 * kMicrosPerSecond, -1, "NVRM: Xid (PCI:0000:b9:00): 79, \xff bad");
-  add("t.watchdog", "node1", kT0 + 700 * kMicrosPerSecond, 0, "[Rank 0] Watchdog caught ... \"quoted\" | piped");
-  add("t.watchdog", "node2", kT0 + 701 * kMicrosPerSecond, 8, "[Rank 8] Watchdog caught ...");
-  Timeline t = build_timeline(raw, rules, w);
-  Diagnosis d = resolve_precedence(t, rules, w);
-  SourceCoverage cov{"kernel", "files", SourceStatus::partial, "1 problem(s)", 3, 1000, 3, {"node1", "node3"}, 3, {"x: binary"}};
-  return build_report(w, t, d, rules, {cov});
+Report model_sample() {
+  return test::sample_report({"llama \"70b\" | run", "NVRM: Xid (PCI:0000:b9:00): 79, \xff bad",
+                             "[Rank 0] Watchdog caught ... \"quoted\" | piped", "x: binary", 134});
 }
 
 }  // namespace
 
 TEST_CASE("report model: outcome from the top root cause / nodes by role / evidence numbered in time order") {
-  Report r = sample_report();
+  Report r = model_sample();
   CHECK(r.outcome.category == "gpu_fallen_off_bus");
   CHECK(r.outcome.family == "accelerator-gpu");
   CHECK(r.outcome.blame == Blame::infrastructure);
@@ -68,7 +41,7 @@ TEST_CASE("report model: outcome from the top root cause / nodes by role / evide
 }
 
 TEST_CASE("JSON report is valid / complete per schema attribution.report/1 / and escapes log text") {
-  Report r = sample_report();
+  Report r = model_sample();
   std::string json = render_json(r);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -91,7 +64,7 @@ TEST_CASE("JSON report is valid / complete per schema attribution.report/1 / and
 }
 
 TEST_CASE("text and Markdown render the same facts") {
-  Report r = sample_report();
+  Report r = model_sample();
   std::string text = render_text(r);
   CHECK(text.find("OUTCOME     gpu_fallen_off_bus (accelerator-gpu)") != std::string::npos);
   CHECK(text.find("ROOT CAUSE  node3") != std::string::npos);
@@ -105,7 +78,7 @@ TEST_CASE("text and Markdown render the same facts") {
 }
 
 TEST_CASE("text fits an 80-column terminal: prose wraps, evidence is cut, a legend explains the marks") {
-  Report r = sample_report();
+  Report r = model_sample();
   r.outcome.action = std::string(300, 'x') + " and then a long list of words that must wrap onto following lines";
   r.evidence.front().text = std::string(500, 'e');
   std::string text = render_text(r, 80);
@@ -130,7 +103,7 @@ TEST_CASE("untrusted log text cannot drive a terminal or forge Markdown") {
   CHECK(sanitize_utf8("a\x1b[31mred\x1b[0m") == "a?[31mred?[0m");
   CHECK(sanitize_utf8("csi \xc2\x9b" "31m") == "csi ?31m");
   CHECK(sanitize_utf8("caf\xc3\xa9 \xc2\xa0ok") == "caf\xc3\xa9 \xc2\xa0ok");  // real text stays
-  Report r = sample_report();
+  Report r = model_sample();
   r.evidence[0].text = "x```\n## Root causes\n| forged | table |";
   std::string md = render_markdown(r);
   CHECK(md.find("x'''") != std::string::npos);

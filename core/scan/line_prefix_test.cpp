@@ -1,12 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include "tests/test_util.hpp"
+
 #include "core/scan/line_prefix.hpp"
 
 using namespace attribution;
 
 namespace {
-Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
-TimeContext ctx2025() { return TimeContext{TimeZone::utc(), utc("2025-03-14T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt}; }
+TimeContext ctx2025() { return TimeContext{TimeZone::utc(), test::utc("2025-03-14T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt}; }
 }  // namespace
 
 TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid dev prefix") {
@@ -15,14 +16,14 @@ TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid dev prefix
   CHECK(p.host == "h100-28");
   CHECK(p.pid == 238);
   CHECK(p.gpu == 0);
-  CHECK(*resolve_time(p, ctx2025()) == utc("2025-11-09T07:39:30Z"));
+  CHECK(*resolve_time(p, ctx2025()) == test::utc("2025-11-09T07:39:30Z"));
 }
 
 TEST_CASE("collector stamp with zone wins over NCCL's local stamp") {
   auto p = parse_line_prefix(
       "2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1219 [0] transport/net_ib.cc:180 NCCL WARN x");
   CHECK(p.host == "h100-28");
-  CHECK(*resolve_time(p, ctx2025()) == utc("2025-11-09T07:39:31.043Z"));
+  CHECK(*resolve_time(p, ctx2025()) == test::utc("2025-11-09T07:39:31.043Z"));
 }
 
 TEST_CASE("NCCL lines before 2.26 carry no time") {
@@ -36,8 +37,8 @@ TEST_CASE("PyTorch rank prefix and glog time without year") {
   auto p = parse_line_prefix(
       "[rank0]:[E1218 20:27:21.426415540 ProcessGroupNCCL.cpp:629] [Rank 0] Watchdog caught collective operation timeout");
   CHECK(p.rank == 0);
-  TimeContext c{TimeZone::utc(), utc("2024-12-20T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
-  CHECK(*resolve_time(p, c) == utc("2024-12-18T20:27:21.426415Z"));
+  TimeContext c{TimeZone::utc(), test::utc("2024-12-20T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
+  CHECK(*resolve_time(p, c) == test::utc("2024-12-18T20:27:21.426415Z"));
   auto no_time = parse_line_prefix("[rank1]:[E ProcessGroupNCCL.cpp:577] [Rank 1] Some NCCL operations have failed");
   CHECK(no_time.rank == 1);
   CHECK_FALSE(resolve_time(no_time, c));
@@ -45,10 +46,10 @@ TEST_CASE("PyTorch rank prefix and glog time without year") {
 
 TEST_CASE("c10 logger months are not zero-padded") {
   auto p = parse_line_prefix("[rank5]:[W509 02:29:39.508328002 ProcessGroupNCCL.cpp:1771] [PG ID 0 PG GUID 0 Rank 5] x");
-  TimeContext c{TimeZone::utc(), utc("2025-05-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
-  CHECK(*resolve_time(p, c) == utc("2025-05-09T02:29:39.508328Z"));
+  TimeContext c{TimeZone::utc(), test::utc("2025-05-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
+  CHECK(*resolve_time(p, c) == test::utc("2025-05-09T02:29:39.508328Z"));
   auto q = parse_line_prefix("[W522 11:47:46.952883182 TCPStore.cpp:106] [c10d] sendBytes failed");
-  CHECK(*resolve_time(q, c) == utc("2025-05-22T11:47:46.952883Z"));
+  CHECK(*resolve_time(q, c) == test::utc("2025-05-22T11:47:46.952883Z"));
 }
 
 TEST_CASE("Ray and srun label prefixes") {
@@ -66,8 +67,8 @@ TEST_CASE("Ray and srun label prefixes") {
 TEST_CASE("torchrun elastic agent glog line") {
   auto p = parse_line_prefix(
       "E0813 08:21:22.980000 1245483 torch/distributed/elastic/multiprocessing/api.py:984] failed (exitcode: -6)");
-  TimeContext c{TimeZone::utc(), utc("2025-08-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
-  CHECK(*resolve_time(p, c) == utc("2025-08-13T08:21:22.98Z"));
+  TimeContext c{TimeZone::utc(), test::utc("2025-08-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
+  CHECK(*resolve_time(p, c) == test::utc("2025-08-13T08:21:22.98Z"));
 }
 
 TEST_CASE("syslog with and without hostname / with dmesg monotonic inside") {
@@ -76,8 +77,8 @@ TEST_CASE("syslog with and without hostname / with dmesg monotonic inside") {
   CHECK(p.host == "worker4");
   REQUIRE(p.mono);
   CHECK(*p.mono == 240314528856);
-  TimeContext c{TimeZone::utc(), utc("2024-11-30T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
-  CHECK(*resolve_time(p, c) == utc("2024-12-02T10:43:35Z"));
+  TimeContext c{TimeZone::utc(), test::utc("2024-11-30T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
+  CHECK(*resolve_time(p, c) == test::utc("2024-12-02T10:43:35Z"));
   auto q = parse_line_prefix("May 18 19:02:39 kernel: NVRM: GPU at PCI:0000:2b:00: GPU-0b11d014");
   CHECK(q.host.empty());
   CHECK(q.civil);
@@ -88,7 +89,7 @@ TEST_CASE("syslog with and without hostname / with dmesg monotonic inside") {
 TEST_CASE("journal short-iso names the host / log levels are not hosts") {
   auto p = parse_line_prefix("2026-09-14T20:30:27-0400 Farttop kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=0");
   CHECK(p.host == "Farttop");
-  CHECK(*resolve_time(p, ctx2025()) == utc("2026-09-15T00:30:27Z"));
+  CHECK(*resolve_time(p, ctx2025()) == test::utc("2026-09-15T00:30:27Z"));
   auto q = parse_line_prefix("2025-03-14 09:00:01 INFO trainer: step 10");
   CHECK(q.host.empty());
 }
@@ -98,14 +99,14 @@ TEST_CASE("dmesg raw needs a boot time / dmesg -T has its own") {
   REQUIRE(p.mono);
   CHECK_FALSE(resolve_time(p, ctx2025()));
   TimeContext c = ctx2025();
-  c.boot = utc("2025-03-10T00:00:00Z");
+  c.boot = test::utc("2025-03-10T00:00:00Z");
   CHECK(*resolve_time(p, c) == c.boot.value() + 430954509105);
   auto t = parse_line_prefix("[Sun Feb 23 16:24:18 2025] NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380");
-  CHECK(*resolve_time(t, ctx2025()) == utc("2025-02-23T16:24:18Z"));
-  CHECK(*resolve_time(parse_line_prefix("[Sun Feb  2 16:24:18 2025] x"), ctx2025()) == utc("2025-02-02T16:24:18Z"));
+  CHECK(*resolve_time(t, ctx2025()) == test::utc("2025-02-23T16:24:18Z"));
+  CHECK(*resolve_time(parse_line_prefix("[Sun Feb  2 16:24:18 2025] x"), ctx2025()) == test::utc("2025-02-02T16:24:18Z"));
   CHECK_FALSE(parse_line_prefix("[Sun Feb 99 16:24:18 2025] x").civil);
   auto iso = parse_line_prefix("2024-01-15T03:00:00,000000+00:00 NVRM: Xid (PCI:0000:01:00): 79");
-  CHECK(*resolve_time(iso, ctx2025()) == utc("2024-01-15T03:00:00Z"));
+  CHECK(*resolve_time(iso, ctx2025()) == test::utc("2024-01-15T03:00:00Z"));
 }
 
 TEST_CASE("Fabric Manager stamps its lines [Mon D YYYY HH:MM:SS]") {
@@ -113,12 +114,12 @@ TEST_CASE("Fabric Manager stamps its lines [Mon D YYYY HH:MM:SS]") {
   std::string_view line = "[Jul 19 2025 18:34:57] [WARNING] [tid 134] Trunk port failure detected for switch GUID 0xb0cf";
   auto p = parse_line_prefix(line);
   REQUIRE(p.civil);
-  CHECK(*resolve_time(p, ctx2025()) == utc("2025-07-19T18:34:57Z"));
+  CHECK(*resolve_time(p, ctx2025()) == test::utc("2025-07-19T18:34:57Z"));
   CHECK(line.substr(p.message_offset).substr(0, 9) == "[WARNING]");
-  CHECK(*resolve_time(parse_line_prefix("[Apr 1 2025 08:03:56] [INFO] [tid 259] x"), ctx2025()) == utc("2025-04-01T08:03:56Z"));
+  CHECK(*resolve_time(parse_line_prefix("[Apr 1 2025 08:03:56] [INFO] [tid 259] x"), ctx2025()) == test::utc("2025-04-01T08:03:56Z"));
   CHECK_FALSE(parse_line_prefix("[Jul 19 2025 18:34] x").civil);
   CHECK_FALSE(parse_line_prefix("[Jul 19 20xx 18:34:57] x").civil);
-  CHECK(*resolve_time(parse_line_prefix("[Jul  9 2025 18:34:57] [INFO] x"), ctx2025()) == utc("2025-07-09T18:34:57Z"));
+  CHECK(*resolve_time(parse_line_prefix("[Jul  9 2025 18:34:57] [INFO] x"), ctx2025()) == test::utc("2025-07-09T18:34:57Z"));
   CHECK_FALSE(parse_line_prefix("[Jul 0 2025 18:34:57] x").civil);
   CHECK_FALSE(parse_line_prefix("[Jul 99 2025 18:34:57] x").civil);
 }
@@ -132,8 +133,8 @@ TEST_CASE("journald JSON records give epoch micros and hostname") {
 
 TEST_CASE("local times use the source's zone") {
   auto p = parse_line_prefix("Mar 14 10:41:07 node03 kernel: x");
-  TimeContext c{*TimeZone::parse("+01:00"), utc("2025-03-14T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
-  CHECK(*resolve_time(p, c) == utc("2025-03-14T09:41:07Z"));
+  TimeContext c{*TimeZone::parse("+01:00"), test::utc("2025-03-14T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
+  CHECK(*resolve_time(p, c) == test::utc("2025-03-14T09:41:07Z"));
 }
 
 TEST_CASE("garbage prefixes parse to nothing without crashing") {
@@ -225,18 +226,18 @@ TEST_CASE("a wrapper with its own stamp and tag before a syslog header: the inne
 }
 
 TEST_CASE("more stamps real logs carry: Go's and Python's slash dates, date(1), quoted and indented pastes") {
-  TimeContext c{TimeZone::utc(), utc("2024-05-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
+  TimeContext c{TimeZone::utc(), test::utc("2024-05-01T00:00:00Z"), std::nullopt, std::nullopt, std::nullopt};
   auto go = parse_line_prefix("2024/08/09 13:32:51 XidCriticalError: Xid=79 on Device=GPU-3b6e");
-  CHECK(*resolve_time(go, c) == utc("2024-08-09T13:32:51Z"));
+  CHECK(*resolve_time(go, c) == test::utc("2024-08-09T13:32:51Z"));
   CHECK(std::string_view("2024/08/09 13:32:51 XidCriticalError: Xid=79").substr(go.message_offset) == "XidCriticalError: Xid=79");
   auto hf = parse_line_prefix("05/01/2024 12:00:00 - ERROR - __main__ - RuntimeError: CUDA error");
-  CHECK(*resolve_time(hf, c) == utc("2024-05-01T12:00:00Z"));
+  CHECK(*resolve_time(hf, c) == test::utc("2024-05-01T12:00:00Z"));
   auto date = parse_line_prefix("Thu May  2 10:00:00 UTC 2024 training stopped");
-  CHECK(*resolve_time(date, c) == utc("2024-05-02T10:00:00Z"));
+  CHECK(*resolve_time(date, c) == test::utc("2024-05-02T10:00:00Z"));
   auto quoted = parse_line_prefix("> [rank3]: RuntimeError: CUDA error: an illegal memory access was encountered");
   CHECK(quoted.rank == 3);
   auto indented = parse_line_prefix("    [2024-05-01 12:00:00,123] [ERROR] RuntimeError: x");
-  CHECK(*resolve_time(indented, c) == utc("2024-05-01T12:00:00.123Z"));
+  CHECK(*resolve_time(indented, c) == test::utc("2024-05-01T12:00:00.123Z"));
   CHECK_FALSE(resolve_time(parse_line_prefix("12/34/5678 99:99:99 not a date"), c));
 }
 

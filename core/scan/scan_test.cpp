@@ -11,7 +11,6 @@ using namespace attribution;
 
 namespace {
 
-Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
 
 SourceCoverage coverage(const char* name) {
   SourceCoverage c;
@@ -28,8 +27,8 @@ struct Fixture {
   Fixture() {
     w.id = "1";
     w.nodes = {"node1", "node2"};
-    w.start = utc("2025-03-14T09:00:00Z");
-    w.end = utc("2025-03-14T10:00:00Z");
+    w.start = test::utc("2025-03-14T09:00:00Z");
+    w.end = test::utc("2025-03-14T10:00:00Z");
     w.window = Window{*w.start - 900 * kMicrosPerSecond, *w.end + 300 * kMicrosPerSecond};
     w.window_known = true;
   }
@@ -58,7 +57,7 @@ TEST_CASE("hits carry rule / host / PCI / time and file:line") {
   CHECK(fx.rule(f).id == "t.xid79");
   CHECK(f.host == "node2");  // the line's own hostname beats the path's
   CHECK(f.pci == "0000:b9:00.0");
-  CHECK(f.first_seen == utc("2025-03-14T09:41:07Z"));
+  CHECK(f.first_seen == test::utc("2025-03-14T09:41:07Z"));
   CHECK_FALSE(f.time_inferred);
   CHECK(f.evidence[0].location == p + ":2");
 }
@@ -72,7 +71,7 @@ TEST_CASE("lines without a time take their neighbour's and are marked inferred")
   auto r = fx.run({p});
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].time_inferred);
-  CHECK(r.findings[0].first_seen == utc("2025-03-14T09:50:00Z"));
+  CHECK(r.findings[0].first_seen == test::utc("2025-03-14T09:50:00Z"));
   CHECK(r.findings[0].evidence[0].time_inferred);
 }
 
@@ -84,11 +83,11 @@ TEST_CASE("dmesg seconds since boot convert with a boot time from the same file 
   auto r = fx.run({p});
   REQUIRE(r.findings.size() == 1);
   CHECK_FALSE(r.findings[0].time_inferred);
-  CHECK(r.findings[0].first_seen == utc("2025-03-14T09:01:00.5Z"));
+  CHECK(r.findings[0].first_seen == test::utc("2025-03-14T09:01:00.5Z"));
   auto q = fx.dir.file("dmesg.log", "[1060.500000] NVRM: Xid (PCI:0000:52:00): 79, pid=1, GPU has fallen off the bus.\n");
-  auto r2 = fx.run({q}, nullptr, utc("2025-03-14T09:00:00Z"));
+  auto r2 = fx.run({q}, nullptr, test::utc("2025-03-14T09:00:00Z"));
   REQUIRE(r2.findings.size() == 1);
-  CHECK(r2.findings[0].first_seen == utc("2025-03-14T09:17:40.5Z"));
+  CHECK(r2.findings[0].first_seen == test::utc("2025-03-14T09:17:40.5Z"));
   auto r3 = fx.run({q});  // no boot time anywhere: inferred, never dropped
   REQUIRE(r3.findings.size() == 1);
   CHECK(r3.findings[0].time_inferred);
@@ -147,7 +146,7 @@ TEST_CASE("multi-line torchrun block: captures across lines / without rank prefi
   CHECK(f.host == "node2");
   CHECK(f.rank == 9);
   CHECK(f.fields.at("exit_code") == "1");
-  CHECK(f.first_seen == utc("2025-03-14T09:45:00Z"));
+  CHECK(f.first_seen == test::utc("2025-03-14T09:45:00Z"));
   CHECK(f.evidence[0].text.find(" | ") != std::string::npos);
 }
 
@@ -216,7 +215,7 @@ TEST_CASE("a file many prefilter windows long: literals across a window edge, li
   CHECK(fx.rule(r.findings[1]).id == "t.cuda-illegal");
   CHECK(r.findings[1].evidence[0].location == p + ":" + std::to_string(cuda_line));
   CHECK(r.findings[1].time_inferred);
-  CHECK(r.findings[1].first_seen == utc("2025-03-14T09:52:00Z"));
+  CHECK(r.findings[1].first_seen == test::utc("2025-03-14T09:52:00Z"));
 }
 
 TEST_CASE("tail rules: each process's last trace line near the end, with its own line number and captures") {

@@ -2,11 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/test_util.hpp"
+
 using namespace attribution;
 
-namespace {
-Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
-}  // namespace
 
 TEST_CASE("year clues: full-year stamps count, year-less ones do not") {
   YearClues c;
@@ -18,9 +17,9 @@ TEST_CASE("year clues: full-year stamps count, year-less ones do not") {
                  "no time at all\n",
                  TimeZone::utc(), 100, c);
   REQUIRE(c.stamps.size() == 3);
-  CHECK(c.stamps[0] == utc("2025-03-14T09:41:08Z"));
-  CHECK(c.stamps[2] == utc("2025-03-16T10:00:00Z"));
-  CHECK(year_anchor_of(c.stamps) == utc("2025-03-14T09:41:09Z"));
+  CHECK(c.stamps[0] == test::utc("2025-03-14T09:41:08Z"));
+  CHECK(c.stamps[2] == test::utc("2025-03-16T10:00:00Z"));
+  CHECK(year_anchor_of(c.stamps) == test::utc("2025-03-14T09:41:09Z"));
   CHECK_FALSE(c.floor.has_value());
 }
 
@@ -32,9 +31,9 @@ TEST_CASE("year clues: times inside messages (torchrun's error summary), build d
                  "firmware version: 28.39.2048\n",
                  TimeZone::utc(), 100, c);
   REQUIRE(c.stamps.size() == 1);
-  CHECK(c.stamps[0] == utc("2025-06-03T08:42:07Z"));
+  CHECK(c.stamps[0] == test::utc("2025-06-03T08:42:07Z"));
   REQUIRE(c.floor);
-  CHECK(*c.floor == utc("2024-12-09T12:23:00Z"));
+  CHECK(*c.floor == test::utc("2024-12-09T12:23:00Z"));
 }
 
 TEST_CASE("year clues: only the first lines are read; nothing found is no anchor") {
@@ -45,6 +44,6 @@ TEST_CASE("year clues: only the first lines are read; nothing found is no anchor
 }
 
 TEST_CASE("year anchor: the median resists a stray year") {
-  CHECK(year_anchor_of({utc("2019-01-01T00:00:00Z"), utc("2025-03-14T09:00:00Z"), utc("2025-03-14T10:00:00Z")}) ==
-        utc("2025-03-14T09:00:00Z"));
+  CHECK(year_anchor_of({test::utc("2019-01-01T00:00:00Z"), test::utc("2025-03-14T09:00:00Z"), test::utc("2025-03-14T10:00:00Z")}) ==
+        test::utc("2025-03-14T09:00:00Z"));
 }

@@ -12,7 +12,7 @@ namespace attribution {
 namespace {
 
 // The SQLite schema in PostgreSQL's types (docs/serve.md): BIGSERIAL ids, BIGINT microseconds.
-constexpr const char* kSchema = R"sql(
+constexpr const char* kPostgresSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS reports (
   id BIGSERIAL PRIMARY KEY,
@@ -67,7 +67,7 @@ class PostgresStore : public Store {
       if (auto st = run("BEGIN"); !st) return st;
       if (auto st = run(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock)); !st) return rollback(st);
       if (!has_meta()) {
-        if (auto st = run(kSchema); !st) return rollback(st);
+        if (auto st = run(kPostgresSchema); !st) return rollback(st);
         // IF NOT EXISTS and ON CONFLICT as well: the catalog a waiter sees may predate the lock.
         if (auto st = run(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}') ON CONFLICT DO NOTHING",
                                       kStoreSchemaVersion));

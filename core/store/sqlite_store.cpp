@@ -14,7 +14,7 @@ namespace {
 
 // The schema, version 1. The report is kept verbatim (report_json); the other columns are copies
 // of its fields for the queries, indexed for the history, the host filter and the repeat offenders.
-constexpr const char* kSchema = R"sql(
+constexpr const char* kSqliteSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS reports (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -85,7 +85,7 @@ class SqliteStore : public Store {
       (void)exec("COMMIT");
       return check_version();
     }
-    if (auto st = exec(kSchema); !st) return rollback(st);
+    if (auto st = exec(kSqliteSchema); !st) return rollback(st);
     if (auto st = exec(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}')", kStoreSchemaVersion)); !st)
       return rollback(st);
     if (auto st = exec("COMMIT"); !st) return rollback(st);

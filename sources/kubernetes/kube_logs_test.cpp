@@ -7,22 +7,13 @@
 #include "sources/transport/http.hpp"
 #include "sources/kubernetes/kube_logs.hpp"
 #include "sources/kueue/kueue_parse.hpp"
+#include "tests/kube_fixtures.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
 
 namespace {
-std::string fixture(const std::string& name) { return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/kueue/" + name); }
 
-const std::string kServer = "https://k8s.test:6443";
-
-KubeAccess access() {
-  KubeAccess a;
-  a.server = kServer;
-  a.headers = {"Accept: application/json, */*", "Authorization: Bearer tok-123"};
-  a.origin = "kubeconfig test context t";
-  return a;
-}
 
 Workload pytorchjob() {
   Workload w;
@@ -39,14 +30,14 @@ Workload pytorchjob() {
 }
 
 std::string log_url(const std::string& pod, bool previous) {
-  return kServer + "/api/v1/namespaces/training/pods/" + pod +
+  return test::kKubeServer + "/api/v1/namespaces/training/pods/" + pod +
          "/log?container=pytorch&timestamps=true&sinceTime=2025-05-06T09%3A45%3A04Z" + (previous ? "&previous=true" : "");
 }
 
 void serve_logs(ReplayHttpClient& h, const std::string& skip = "") {
   for (const char* p : {"master-0", "worker-0", "worker-1", "worker-2"})
-    if (p != skip) h.add(log_url(std::string("llm-pretrain-") + p, false), HttpResponse{200, fixture(std::string("logs/") + p + ".log")});
-  h.add(log_url("llm-pretrain-worker-0", true), HttpResponse{400, fixture("status-400-previous.json")});
+    if (p != skip) h.add(log_url(std::string("llm-pretrain-") + p, false), HttpResponse{200, test::fixture(std::string("kueue/logs/") + p + ".log")});
+  h.add(log_url("llm-pretrain-worker-0", true), HttpResponse{400, test::fixture("kueue/status-400-previous.json")});
 }
 }  // namespace
 
@@ -62,7 +53,7 @@ TEST_CASE("pod logs: one inline file per container instance / host hint the node
   serve_logs(http);
   KubeLogsSettings sc;
   SourceCoverage cov;
-  auto files = collect_kube_logs(sc, access(), pytorchjob(), 3, http, cov);
+  auto files = collect_kube_logs(sc, test::recorded_kube_access(""), pytorchjob(), 3, http, cov);
   REQUIRE(files.size() == 4);
   CHECK(files[1].path == "pods/training/llm-pretrain-worker-0/pytorch.log");
   CHECK(files[1].host_hint == "gpu-node02");
@@ -85,23 +76,23 @@ TEST_CASE("pod logs: containers chosen by the source / namespace filter") {
   KubeLogsSettings sc;
   sc.containers = {"sidecar"};
   SourceCoverage cov;
-  auto files = collect_kube_logs(sc, access(), pytorchjob(), 0, http, cov);
+  auto files = collect_kube_logs(sc, test::recorded_kube_access(""), pytorchjob(), 0, http, cov);
   CHECK(files.empty());
   CHECK(cov.problems.size() == 4);
   CHECK(cov.problems[0] == "pod training/llm-pretrain-master-0: no container named sidecar");
   sc.containers.clear();
   sc.ns = "other";
   SourceCoverage cov2;
-  CHECK(collect_kube_logs(sc, access(), pytorchjob(), 0, http, cov2).empty());
+  CHECK(collect_kube_logs(sc, test::recorded_kube_access(""), pytorchjob(), 0, http, cov2).empty());
   CHECK(cov2.problems[0].find("outside the source's namespace other") != std::string::npos);
 }
 
 TEST_CASE("pod logs: refused or unanswered requests stop the source with an error naming why") {
   KubeLogsSettings sc;
   ReplayHttpClient refused;
-  refused.set_default(HttpResponse{403, fixture("status-403.json")});
+  refused.set_default(HttpResponse{403, test::fixture("kueue/status-403.json")});
   SourceCoverage cov;
-  CHECK(collect_kube_logs(sc, access(), pytorchjob(), 0, refused, cov).empty());
+  CHECK(collect_kube_logs(sc, test::recorded_kube_access(""), pytorchjob(), 0, refused, cov).empty());
   CHECK(cov.status == SourceStatus::error);
   CHECK(cov.reason.find("refused the request (HTTP 403)") != std::string::npos);
   CHECK(refused.seen_urls.size() == 1);
@@ -110,7 +101,7 @@ TEST_CASE("pod logs: refused or unanswered requests stop the source with an erro
   serve_logs(stalled, "worker-1");
   stalled.add_error(log_url("llm-pretrain-worker-1", false), "HTTP GET failed: Timeout was reached");
   SourceCoverage cov2;
-  auto files = collect_kube_logs(sc, access(), pytorchjob(), 0, stalled, cov2);
+  auto files = collect_kube_logs(sc, test::recorded_kube_access(""), pytorchjob(), 0, stalled, cov2);
   CHECK(files.size() == 2);  // master-0 and worker-0 (current; its previous is gone) came back before the stall
   CHECK(cov2.status == SourceStatus::partial);
   CHECK(cov2.reason.find("llm-pretrain-worker-1") != std::string::npos);
@@ -124,11 +115,11 @@ TEST_CASE("pod logs: a workload without pods") {
   Workload w;
   w.scheduler = "static";
   SourceCoverage cov;
-  CHECK(collect_kube_logs(sc, access(), w, 0, http, cov).empty());
+  CHECK(collect_kube_logs(sc, test::recorded_kube_access(""), w, 0, http, cov).empty());
   CHECK(cov.status == SourceStatus::skipped);
   w.scheduler = "kueue";
   SourceCoverage cov2;
-  collect_kube_logs(sc, access(), w, 0, http, cov2);
+  collect_kube_logs(sc, test::recorded_kube_access(""), w, 0, http, cov2);
   CHECK(cov2.status == SourceStatus::empty);
   CHECK(http.seen_urls.empty());
 }
@@ -149,21 +140,21 @@ TEST_CASE("pod log lines keep the API server's time / rank and message follow") 
 
 TEST_CASE("diagnose a Kueue PyTorchJob: the OOMKilled pod's node is the root cause / NCCL timeouts its symptoms") {
   test::TempDir d;
-  std::string kc = d.file("kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: " + kServer +
+  std::string kc = d.file("kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: " + test::kKubeServer +
                                             "\n  name: c\ncontexts:\n- context:\n    cluster: c\n    namespace: training\n    user: u\n"
                                             "  name: t\ncurrent-context: t\nusers:\n- name: u\n  user:\n    token: tok-123\n");
   std::string cfg = d.file("attribution.toml", "[workload]\nscheduler = \"kueue\"\n\n[kueue]\nkubeconfig = \"kubeconfig\"\n\n"
                                                "[[source]]\nname = \"pods\"\nkind = \"kubernetes\"\n");
   ReplayHttpClient http;
-  const std::string wl = kServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/training/workloads";
-  http.add(wl + "/llm-pretrain", HttpResponse{404, fixture("status-404-workload.json")});
-  http.add(wl, HttpResponse{200, fixture("workload-list-v1beta2.json")});
-  http.add(kServer + "/api/v1/namespaces/training/pods?labelSelector=training.kubeflow.org%2Fjob-name%3Dllm-pretrain",
-           HttpResponse{200, fixture("pods-llm-pretrain.json")});
-  http.add(kServer + "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DNode",
-           HttpResponse{200, fixture("events-nodes.json")});
+  const std::string wl = test::kKubeServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/training/workloads";
+  http.add(wl + "/llm-pretrain", HttpResponse{404, test::fixture("kueue/status-404-workload.json")});
+  http.add(wl, HttpResponse{200, test::fixture("kueue/workload-list-v1beta2.json")});
+  http.add(test::kKubeServer + "/api/v1/namespaces/training/pods?labelSelector=training.kubeflow.org%2Fjob-name%3Dllm-pretrain",
+           HttpResponse{200, test::fixture("kueue/pods-llm-pretrain.json")});
+  http.add(test::kKubeServer + "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DNode",
+           HttpResponse{200, test::fixture("kueue/events-nodes.json")});
   serve_logs(http);
-  http.set_default(HttpResponse{200, fixture("events-empty.json")});  // the pods' events
+  http.set_default(HttpResponse{200, test::fixture("kueue/events-empty.json")});  // the pods' events
   DiagnoseRequest req;
   req.config_path = cfg;
   req.workload.job = std::string("llm-pretrain");

@@ -1,17 +1,13 @@
 #include <catch2/catch.hpp>
 
 #include "sources/kueue/kueue_parse.hpp"
+#include "tests/kube_fixtures.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
 
-namespace {
-std::string fixture(const char* name) { return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/kueue/" + name); }
-Micros at(const char* t) { return *parse_kube_time(t); }
-}  // namespace
-
 TEST_CASE("Kueue Workload v1beta2: owner / admission / conditions") {
-  auto w = parse_kueue_workload(fixture("workload-v1beta2.json"), "wl");
+  auto w = parse_kueue_workload(test::fixture("kueue/workload-v1beta2.json"), "wl");
   REQUIRE(w);
   CHECK(w->api_version == "kueue.x-k8s.io/v1beta2");
   CHECK(w->ns == "training");
@@ -28,11 +24,11 @@ TEST_CASE("Kueue Workload v1beta2: owner / admission / conditions") {
   REQUIRE(w->conditions.size() == 4);
   CHECK(w->conditions[3].type == "Finished");
   CHECK(w->conditions[3].reason == "Failed");
-  CHECK(w->conditions[3].time == at("2025-05-06T10:25:40Z"));
+  CHECK(w->conditions[3].time == test::kube_time("2025-05-06T10:25:40Z"));
 }
 
 TEST_CASE("Kueue Workload v1beta1: preempted and requeued") {
-  auto w = parse_kueue_workload(fixture("workload-preempted-v1beta1.json"), "wl");
+  auto w = parse_kueue_workload(test::fixture("kueue/workload-preempted-v1beta1.json"), "wl");
   REQUIRE(w);
   CHECK(w->api_version == "kueue.x-k8s.io/v1beta1");
   CHECK(w->requeue_count == 1);
@@ -42,20 +38,20 @@ TEST_CASE("Kueue Workload v1beta1: preempted and requeued") {
 }
 
 TEST_CASE("Kueue Workload: unhealthy nodes / lists / wrong kinds") {
-  auto nf = parse_kueue_workload(fixture("workload-nodefailures-v1beta2.json"), "wl");
+  auto nf = parse_kueue_workload(test::fixture("kueue/workload-nodefailures-v1beta2.json"), "wl");
   REQUIRE(nf);
   CHECK(nf->unhealthy_nodes == std::vector<std::string>{"gpu-node07.cluster.local"});
-  auto list = parse_kueue_workload_list(fixture("workload-list-v1beta2.json"), "list");
+  auto list = parse_kueue_workload_list(test::fixture("kueue/workload-list-v1beta2.json"), "list");
   REQUIRE(list);
   REQUIRE(list->size() == 3);
   CHECK((*list)[0].owners[0].kind == "Job");
   CHECK(parse_kueue_workload_list(R"({"kind":"WorkloadList","items":null})", "l")->empty());
-  CHECK_FALSE(parse_kueue_workload(fixture("pods-llm-pretrain.json"), "x"));
+  CHECK_FALSE(parse_kueue_workload(test::fixture("kueue/pods-llm-pretrain.json"), "x"));
   CHECK_FALSE(parse_kueue_workload("<html>", "x"));
 }
 
 TEST_CASE("PodList: node / container states / previous instance") {
-  auto pods = parse_pod_list(fixture("pods-llm-pretrain.json"), "pods");
+  auto pods = parse_pod_list(test::fixture("kueue/pods-llm-pretrain.json"), "pods");
   REQUIRE(pods);
   REQUIRE(pods->size() == 4);
   const KubePod& w0 = (*pods)[1];
@@ -69,7 +65,7 @@ TEST_CASE("PodList: node / container states / previous instance") {
   REQUIRE(c.last);
   CHECK(c.last->reason == "OOMKilled");
   CHECK(c.last->exit_code == 137);
-  CHECK(c.last->finished == at("2025-05-06T10:15:02Z"));
+  CHECK(c.last->finished == test::kube_time("2025-05-06T10:15:02Z"));
   REQUIRE(c.terminated);
   CHECK(c.terminated->reason == "Error");
   bool labelled = false;
@@ -92,16 +88,16 @@ TEST_CASE("Pod: DisruptionTarget and node-shutdown reason") {
 }
 
 TEST_CASE("EventList: old-style timestamps / eventTime-only events / node events") {
-  auto ev = parse_event_list(fixture("events-worker-0.json"), "events");
+  auto ev = parse_event_list(test::fixture("kueue/events-worker-0.json"), "events");
   REQUIRE(ev);
   REQUIRE(ev->size() == 4);
   CHECK((*ev)[0].reason == "Scheduled");
-  CHECK((*ev)[0].first == at("2025-05-06T10:00:04.912345Z"));  // MicroTime, no firstTimestamp
+  CHECK((*ev)[0].first == test::kube_time("2025-05-06T10:00:04.912345Z"));  // MicroTime, no firstTimestamp
   CHECK((*ev)[1].count == 2);
-  CHECK((*ev)[1].first == at("2025-05-06T10:00:38Z"));
-  CHECK((*ev)[1].last == at("2025-05-06T10:15:08Z"));
+  CHECK((*ev)[1].first == test::kube_time("2025-05-06T10:00:38Z"));
+  CHECK((*ev)[1].last == test::kube_time("2025-05-06T10:15:08Z"));
   CHECK((*ev)[3].type == "Warning");
-  auto nodes = parse_event_list(fixture("events-nodes.json"), "events");
+  auto nodes = parse_event_list(test::fixture("kueue/events-nodes.json"), "events");
   REQUIRE(nodes);
   CHECK((*nodes)[0].kind == "Node");
   CHECK((*nodes)[0].name == "gpu-node02.cluster.local");
@@ -109,15 +105,15 @@ TEST_CASE("EventList: old-style timestamps / eventTime-only events / node events
 }
 
 TEST_CASE("metav1 Status bodies") {
-  auto s = parse_kube_status(fixture("status-404-workload.json"));
+  auto s = parse_kube_status(test::fixture("kueue/status-404-workload.json"));
   REQUIRE(s);
   CHECK(s->code == 404);
   CHECK(s->reason == "NotFound");
   CHECK(s->details_kind == "workloads");
-  CHECK(parse_kube_status(fixture("status-400-previous.json"))->message.find("previous terminated container") == 0);
+  CHECK(parse_kube_status(test::fixture("kueue/status-400-previous.json"))->message.find("previous terminated container") == 0);
   CHECK_FALSE(parse_kube_status("404 page not found"));
-  CHECK_FALSE(parse_kube_status(fixture("workload-v1beta2.json")));
+  CHECK_FALSE(parse_kube_status(test::fixture("kueue/workload-v1beta2.json")));
   CHECK_FALSE(parse_kube_time(""));
   CHECK_FALSE(parse_kube_time("2025-05-06"));
-  CHECK(parse_kube_time("2025-05-06T10:00:00+02:00") == at("2025-05-06T08:00:00Z"));
+  CHECK(parse_kube_time("2025-05-06T10:00:00+02:00") == test::kube_time("2025-05-06T08:00:00Z"));
 }

@@ -8,44 +8,33 @@
 #include "core/pipeline/config.hpp"
 #include "sources/transport/http.hpp"
 #include "sources/kueue/kueue_workload.hpp"
+#include "tests/kube_fixtures.hpp"
 #include "tests/test_util.hpp"
 
 using namespace attribution;
 
 namespace {
-std::string fixture(const char* name) { return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/kueue/" + name); }
-Micros at(const char* t) { return *parse_kube_time(t); }
 
-const std::string kServer = "https://k8s.test:6443";
-const std::string kWl2 = kServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/training/workloads";
-const std::string kWl1 = kServer + "/apis/kueue.x-k8s.io/v1beta1/namespaces/training/workloads";
-const std::string kPods = kServer + "/api/v1/namespaces/training/pods?labelSelector=training.kubeflow.org%2Fjob-name%3Dllm-pretrain";
-const std::string kNodeEvents = kServer + "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DNode";
-
-KubeAccess access() {
-  KubeAccess a;
-  a.server = kServer;
-  a.headers = {"Accept: application/json, */*", "Authorization: Bearer tok-123"};
-  a.ns = "training";
-  a.origin = "kubeconfig test context t";
-  return a;
-}
+const std::string kWl2 = test::kKubeServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/training/workloads";
+const std::string kWl1 = test::kKubeServer + "/apis/kueue.x-k8s.io/v1beta1/namespaces/training/workloads";
+const std::string kPods = test::kKubeServer + "/api/v1/namespaces/training/pods?labelSelector=training.kubeflow.org%2Fjob-name%3Dllm-pretrain";
+const std::string kNodeEvents = test::kKubeServer + "/api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DNode";
 
 std::string pod_events(const std::string& pod) {
-  return kServer + "/api/v1/namespaces/training/events?fieldSelector=involvedObject.name%3D" + pod;
+  return test::kKubeServer + "/api/v1/namespaces/training/events?fieldSelector=involvedObject.name%3D" + pod;
 }
 
 // The PyTorchJob's API as kube-apiserver answers it; the job name is not a Workload name.
 ReplayHttpClient cluster() {
   ReplayHttpClient h;
-  h.add(kWl2 + "/llm-pretrain", HttpResponse{404, fixture("status-404-workload.json")});
-  h.add(kWl2, HttpResponse{200, fixture("workload-list-v1beta2.json")});
-  h.add(kWl2 + "/pytorchjob-llm-pretrain-7c4d1", HttpResponse{200, fixture("workload-v1beta2.json")});
-  h.add(kPods, HttpResponse{200, fixture("pods-llm-pretrain.json")});
+  h.add(kWl2 + "/llm-pretrain", HttpResponse{404, test::fixture("kueue/status-404-workload.json")});
+  h.add(kWl2, HttpResponse{200, test::fixture("kueue/workload-list-v1beta2.json")});
+  h.add(kWl2 + "/pytorchjob-llm-pretrain-7c4d1", HttpResponse{200, test::fixture("kueue/workload-v1beta2.json")});
+  h.add(kPods, HttpResponse{200, test::fixture("kueue/pods-llm-pretrain.json")});
   for (const char* p : {"llm-pretrain-master-0", "llm-pretrain-worker-1", "llm-pretrain-worker-2"})
-    h.add(pod_events(p), HttpResponse{200, fixture("events-empty.json")});
-  h.add(pod_events("llm-pretrain-worker-0"), HttpResponse{200, fixture("events-worker-0.json")});
-  h.add(kNodeEvents, HttpResponse{200, fixture("events-nodes.json")});
+    h.add(pod_events(p), HttpResponse{200, test::fixture("kueue/events-empty.json")});
+  h.add(pod_events("llm-pretrain-worker-0"), HttpResponse{200, test::fixture("kueue/events-worker-0.json")});
+  h.add(kNodeEvents, HttpResponse{200, test::fixture("kueue/events-nodes.json")});
   return h;
 }
 
@@ -63,7 +52,7 @@ TEST_CASE("kueue --job: ns/name or name") {
 
 TEST_CASE("kueue: a PyTorchJob's name finds its newest Workload / pods / events and facts") {
   ReplayHttpClient http = cluster();
-  auto w = resolve_kueue_workload("llm-pretrain", http, access(), KueueResolveOptions{"", "auto", 0});
+  auto w = resolve_kueue_workload("llm-pretrain", http, test::recorded_kube_access("training"), KueueResolveOptions{"", "auto", 0});
   REQUIRE(w);
   CHECK(w->id == "training/pytorchjob-llm-pretrain-7c4d1");  // not the older run of the same job
   CHECK(w->scheduler == "kueue");
@@ -71,8 +60,8 @@ TEST_CASE("kueue: a PyTorchJob's name finds its newest Workload / pods / events 
   CHECK(w->state == "Failed");
   CHECK(w->exit_code == 137);  // the first failure: worker-0's OOM kill
   CHECK(w->nodes == std::vector<std::string>{"gpu-node01", "gpu-node02", "gpu-node03", "gpu-node04"});
-  CHECK(w->start == at("2025-05-06T10:00:04Z"));
-  CHECK(w->end == at("2025-05-06T10:25:40Z"));
+  CHECK(w->start == test::kube_time("2025-05-06T10:00:04Z"));
+  CHECK(w->end == test::kube_time("2025-05-06T10:25:40Z"));
   REQUIRE(w->pods.size() == 4);
   CHECK(w->pods[1].name == "llm-pretrain-worker-0");
   CHECK(w->pods[1].node == "gpu-node02");
@@ -98,23 +87,23 @@ TEST_CASE("kueue: a PyTorchJob's name finds its newest Workload / pods / events 
 
 TEST_CASE("kueue: a Workload named directly / in the configured namespace") {
   ReplayHttpClient http = cluster();
-  http.add(kServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/research/workloads/pytorchjob-llm-pretrain-7c4d1",
-           HttpResponse{200, fixture("workload-v1beta2.json")});
-  auto w = resolve_kueue_workload("pytorchjob-llm-pretrain-7c4d1", http, access(), KueueResolveOptions{"research", "auto", 0});
+  http.add(test::kKubeServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/research/workloads/pytorchjob-llm-pretrain-7c4d1",
+           HttpResponse{200, test::fixture("kueue/workload-v1beta2.json")});
+  auto w = resolve_kueue_workload("pytorchjob-llm-pretrain-7c4d1", http, test::recorded_kube_access("training"), KueueResolveOptions{"research", "auto", 0});
   REQUIRE(w);
-  CHECK(http.seen_urls.front() == kServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/research/workloads/pytorchjob-llm-pretrain-7c4d1");
+  CHECK(http.seen_urls.front() == test::kKubeServer + "/apis/kueue.x-k8s.io/v1beta2/namespaces/research/workloads/pytorchjob-llm-pretrain-7c4d1");
   CHECK(w->pods.size() == 4);
 }
 
 TEST_CASE("kueue: v1beta1 when v1beta2 is not served / a preempted workload") {
   ReplayHttpClient http;
-  http.add(kWl2 + "/bert-finetune", HttpResponse{404, fixture("status-404-page.json")});
-  http.add(kWl2, HttpResponse{404, fixture("status-404-page.json")});
-  http.add(kWl1 + "/bert-finetune", HttpResponse{404, fixture("status-404-workload.json")});
+  http.add(kWl2 + "/bert-finetune", HttpResponse{404, test::fixture("kueue/status-404-page.json")});
+  http.add(kWl2, HttpResponse{404, test::fixture("kueue/status-404-page.json")});
+  http.add(kWl1 + "/bert-finetune", HttpResponse{404, test::fixture("kueue/status-404-workload.json")});
   http.add(kWl1, HttpResponse{200, R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"WorkloadList","items":[)" +
-                                        fixture("workload-preempted-v1beta1.json") + "]}"});
-  http.set_default(HttpResponse{200, fixture("events-empty.json")});
-  auto w = resolve_kueue_workload("training/bert-finetune", http, access(), KueueResolveOptions{"", "auto", 1746530000LL * kMicrosPerSecond});
+                                        test::fixture("kueue/workload-preempted-v1beta1.json") + "]}"});
+  http.set_default(HttpResponse{200, test::fixture("kueue/events-empty.json")});
+  auto w = resolve_kueue_workload("training/bert-finetune", http, test::recorded_kube_access("training"), KueueResolveOptions{"", "auto", 1746530000LL * kMicrosPerSecond});
   REQUIRE(w);
   CHECK(w->id == "training/job-bert-finetune-1a2b3");
   CHECK(w->state == "Evicted");
@@ -123,50 +112,50 @@ TEST_CASE("kueue: v1beta1 when v1beta2 is not served / a preempted workload") {
                      "JobUID: 3f2d8e4a-6c1b-4f7e-8a9d-5b4c3d2e1f00) due to prioritization in the ClusterQueue\""));
   // A Job's pods are asked for by the batch label first.
   CHECK(std::find(http.seen_urls.begin(), http.seen_urls.end(),
-                  kServer + "/api/v1/namespaces/training/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dbert-finetune") !=
+                  test::kKubeServer + "/api/v1/namespaces/training/pods?labelSelector=batch.kubernetes.io%2Fjob-name%3Dbert-finetune") !=
         http.seen_urls.end());
 }
 
 TEST_CASE("kueue: an eviction for node failures names the unhealthy node") {
   ReplayHttpClient http;
-  http.add(kWl2 + "/jobset-trainer-9f8e7", HttpResponse{200, fixture("workload-nodefailures-v1beta2.json")});
+  http.add(kWl2 + "/jobset-trainer-9f8e7", HttpResponse{200, test::fixture("kueue/workload-nodefailures-v1beta2.json")});
   http.set_default(HttpResponse{200, R"({"kind":"PodList","apiVersion":"v1","items":[]})"});
-  auto w = resolve_kueue_workload("jobset-trainer-9f8e7", http, access(), KueueResolveOptions{"", "v1beta2", 0});
+  auto w = resolve_kueue_workload("jobset-trainer-9f8e7", http, test::recorded_kube_access("training"), KueueResolveOptions{"", "v1beta2", 0});
   REQUIRE(w);
   CHECK(w->state == "Evicted");
   CHECK(has_fact(*w, "2025-05-07T03:10:12.000000Z kueue workload training/jobset-trainer-9f8e7 unhealthy_node gpu-node07"));
   CHECK(std::find(http.seen_urls.begin(), http.seen_urls.end(),
-                  kServer + "/api/v1/namespaces/training/pods?labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dtrainer") !=
+                  test::kKubeServer + "/api/v1/namespaces/training/pods?labelSelector=jobset.sigs.k8s.io%2Fjobset-name%3Dtrainer") !=
         http.seen_urls.end());
 }
 
 TEST_CASE("kueue: refused credentials are a config error / no answer and unknown names are not") {
   ReplayHttpClient h401;
-  h401.add(kWl2 + "/llm-pretrain", HttpResponse{401, fixture("status-401.json")});
-  auto e401 = resolve_kueue_workload("llm-pretrain", h401, access(), KueueResolveOptions{});
+  h401.add(kWl2 + "/llm-pretrain", HttpResponse{401, test::fixture("kueue/status-401.json")});
+  auto e401 = resolve_kueue_workload("llm-pretrain", h401, test::recorded_kube_access("training"), KueueResolveOptions{});
   REQUIRE_FALSE(e401);
   CHECK(e401.error().kind == ErrorKind::config);
   CHECK(e401.error().message.find("HTTP 401") != std::string::npos);
   CHECK(e401.error().message.find("tok-123") == std::string::npos);
 
   ReplayHttpClient h403;
-  h403.add(kWl2 + "/llm-pretrain", HttpResponse{403, fixture("status-403.json")});
-  auto e403 = resolve_kueue_workload("llm-pretrain", h403, access(), KueueResolveOptions{});
+  h403.add(kWl2 + "/llm-pretrain", HttpResponse{403, test::fixture("kueue/status-403.json")});
+  auto e403 = resolve_kueue_workload("llm-pretrain", h403, test::recorded_kube_access("training"), KueueResolveOptions{});
   REQUIRE_FALSE(e403);
   CHECK(e403.error().message.find("cannot get resource \"workloads\"") != std::string::npos);
   CHECK(e403.error().hint.find("RBAC") != std::string::npos);
 
   ReplayHttpClient stalled;
   stalled.add_error(kWl2 + "/llm-pretrain", "HTTP GET failed: Timeout was reached");
-  auto et = resolve_kueue_workload("llm-pretrain", stalled, access(), KueueResolveOptions{});
+  auto et = resolve_kueue_workload("llm-pretrain", stalled, test::recorded_kube_access("training"), KueueResolveOptions{});
   REQUIRE_FALSE(et);
   CHECK(et.error().kind == ErrorKind::input);
   CHECK(et.error().message.find("Timeout was reached") != std::string::npos);
-  CHECK(et.error().message.find(kServer) != std::string::npos);
+  CHECK(et.error().message.find(test::kKubeServer) != std::string::npos);
 
   ReplayHttpClient empty;
-  empty.set_default(HttpResponse{404, fixture("status-404-page.json")});
-  auto en = resolve_kueue_workload("llm-pretrain", empty, access(), KueueResolveOptions{});
+  empty.set_default(HttpResponse{404, test::fixture("kueue/status-404-page.json")});
+  auto en = resolve_kueue_workload("llm-pretrain", empty, test::recorded_kube_access("training"), KueueResolveOptions{});
   REQUIRE_FALSE(en);
   CHECK(en.error().kind == ErrorKind::no_data);
   CHECK(en.error().hint.find("is Kueue installed") != std::string::npos);

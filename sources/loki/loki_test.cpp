@@ -13,20 +13,16 @@ using namespace attribution;
 
 namespace {
 
-std::string fixture(const char* name) {
-  return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/loki/" + name);
-}
 
-Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
 
 // Job 4242 of the fixtures: node[01-04], 09:00:00-09:51:12Z, window 08:45:00-09:56:12Z.
 Workload job() {
   Workload w;
   w.id = "4242";
   w.nodes = {"node01", "node02", "node03", "node04"};
-  w.start = utc("2025-03-14T09:00:00Z");
-  w.end = utc("2025-03-14T09:51:12Z");
-  w.window = Window{utc("2025-03-14T08:45:00Z"), utc("2025-03-14T09:56:12Z")};
+  w.start = test::utc("2025-03-14T09:00:00Z");
+  w.end = test::utc("2025-03-14T09:51:12Z");
+  w.window = Window{test::utc("2025-03-14T08:45:00Z"), test::utc("2025-03-14T09:56:12Z")};
   w.window_known = true;
   return w;
 }
@@ -62,7 +58,7 @@ size_t count(const std::string& text, const std::string& what) {
 SourceCoverage fail_second_page(std::variant<HttpResponse, std::string> answer, std::vector<InputFile>* files = nullptr) {
   LokiSettings s = kernel_source();
   ReplayHttpClient http;
-  http.add(url(s, kWindowStartNs), HttpResponse{200, fixture("kernel-page1.json")});
+  http.add(url(s, kWindowStartNs), HttpResponse{200, test::fixture("loki/kernel-page1.json")});
   if (auto* r = std::get_if<HttpResponse>(&answer)) http.add(url(s, kT3), *r);
   else http.add_error(url(s, kT3), std::get<std::string>(answer));
   SourceCoverage cov;
@@ -85,7 +81,7 @@ SourceCoverage fail_first_page(std::variant<HttpResponse, std::string> answer, L
 }  // namespace
 
 TEST_CASE("query_range streams: two- and three-element values, nanosecond times") {
-  auto p = parse_loki_streams(fixture("kernel-page1.json"));
+  auto p = parse_loki_streams(test::fixture("loki/kernel-page1.json"));
   REQUIRE(p);
   REQUIRE(p->streams.size() == 2);
   REQUIRE(p->entries.size() == 3);
@@ -94,12 +90,12 @@ TEST_CASE("query_range streams: two- and three-element values, nanosecond times"
   CHECK(p->entries[1].line.rfind("NVRM: Xid (PCI:0000:b9:00): 79,", 0) == 0);
   CHECK(p->entries[2].stream == 1);
 
-  auto flat = parse_loki_streams(fixture("kernel-page3.json"));  // Loki 3 without encoding flags
+  auto flat = parse_loki_streams(test::fixture("loki/kernel-page3.json"));  // Loki 3 without encoding flags
   REQUIRE(flat);
   REQUIRE(flat->entries.size() == 2);
   CHECK(flat->entries[1].metadata.at("boot_id") == "3f9c2a7e1b8d4c0f9e6a5b4c3d2e1f00");
 
-  auto grouped = parse_loki_streams(fixture("apps.json"));  // categorize-labels
+  auto grouped = parse_loki_streams(test::fixture("loki/apps.json"));  // categorize-labels
   REQUIRE(grouped);
   REQUIRE(grouped->entries.size() == 2);
   CHECK(grouped->entries[0].metadata.at("trace_id") == "0af7651916cd43dd8448eb211c80319c");
@@ -109,17 +105,17 @@ TEST_CASE("query_range streams: two- and three-element values, nanosecond times"
 }
 
 TEST_CASE("query_range faults: truncated and malformed JSON, error status, metric results") {
-  std::string whole = fixture("kernel-page1.json");
+  std::string whole = test::fixture("loki/kernel-page1.json");
   auto cut = parse_loki_streams(std::string_view(whole).substr(0, whole.size() / 2));
   REQUIRE_FALSE(cut);
   CHECK(cut.error().message.find("truncated JSON") != std::string::npos);
-  auto html = parse_loki_streams(fixture("malformed.html"));
+  auto html = parse_loki_streams(test::fixture("loki/malformed.html"));
   REQUIRE_FALSE(html);
   CHECK(html.error().message.find("malformed JSON") != std::string::npos);
   auto err = parse_loki_streams(R"({"status":"error","errorType":"bad_data","error":"invalid parameter"})");
   REQUIRE_FALSE(err);
   CHECK(err.error().message == "Loki error bad_data: invalid parameter");
-  auto matrix = parse_loki_streams(fixture("matrix.json"));
+  auto matrix = parse_loki_streams(test::fixture("loki/matrix.json"));
   REQUIRE_FALSE(matrix);
   CHECK(matrix.error().message.find("metric query") != std::string::npos);
   auto bad_ts = parse_loki_streams(R"({"status":"success","data":{"resultType":"streams","result":[{"stream":{},"values":[[1, "x"]]}]}})");
@@ -169,9 +165,9 @@ TEST_CASE("paging: the next page starts at the last time and the boundary repeat
   s.timeout = 7 * kMicrosPerSecond;
   setenv("ATTRIBUTION_TEST_LOKI_TOKEN", "loki-s3cret", 1);
   ReplayHttpClient http;
-  http.add(url(s, kWindowStartNs), HttpResponse{200, fixture("kernel-page1.json")});
-  http.add(url(s, kT3), HttpResponse{200, fixture("kernel-page2.json")});
-  http.add(url(s, kT4), HttpResponse{200, fixture("kernel-page3.json")});
+  http.add(url(s, kWindowStartNs), HttpResponse{200, test::fixture("loki/kernel-page1.json")});
+  http.add(url(s, kT3), HttpResponse{200, test::fixture("loki/kernel-page2.json")});
+  http.add(url(s, kT4), HttpResponse{200, test::fixture("loki/kernel-page3.json")});
   SourceCoverage cov;
   auto files = collect_loki(s, 4, job(), http, cov);
   unsetenv("ATTRIBUTION_TEST_LOKI_TOKEN");
@@ -207,7 +203,7 @@ TEST_CASE("paging: the next page starts at the last time and the boundary repeat
 
 TEST_CASE("a later page that fails keeps the earlier pages' lines") {
   std::vector<InputFile> files;
-  SourceCoverage cov = fail_second_page(HttpResponse{500, fixture("error-500.txt")}, &files);
+  SourceCoverage cov = fail_second_page(HttpResponse{500, test::fixture("loki/error-500.txt")}, &files);
   CHECK(cov.status == SourceStatus::partial);
   CHECK(cov.reason.find("page 2 failed: HTTP 500") != std::string::npos);
   CHECK(cov.reason.find("kept 2 line(s) from 1 earlier page(s)") != std::string::npos);
@@ -224,20 +220,20 @@ TEST_CASE("faults on the first page are errors that name the fault") {
     CHECK((cov.bytes == 0) == (want == SourceStatus::error));  // an error page is not data
     return cov.reason;
   };
-  CHECK(reason(HttpResponse{401, fixture("error-401.txt")}) == "HTTP 401 Unauthorized (check token_env, token_file or username/password_env): no org id");
+  CHECK(reason(HttpResponse{401, test::fixture("loki/error-401.txt")}) == "HTTP 401 Unauthorized (check token_env, token_file or username/password_env): no org id");
   CHECK(reason(HttpResponse{403, ""}).rfind("HTTP 403 Forbidden", 0) == 0);
-  CHECK(reason(HttpResponse{429, fixture("error-429.txt")}).rfind("HTTP 429 Too Many Requests", 0) == 0);
-  CHECK(reason(HttpResponse{500, fixture("error-500.txt")}) == "HTTP 500 Internal Server Error: rpc error: code = Internal desc = failed to load chunk");
+  CHECK(reason(HttpResponse{429, test::fixture("loki/error-429.txt")}).rfind("HTTP 429 Too Many Requests", 0) == 0);
+  CHECK(reason(HttpResponse{500, test::fixture("loki/error-500.txt")}) == "HTTP 500 Internal Server Error: rpc error: code = Internal desc = failed to load chunk");
   CHECK(reason(std::string("HTTP GET failed: Couldn't connect to server")).rfind("connection refused", 0) == 0);
   CHECK(reason(std::string("HTTP GET failed: Timeout was reached")).rfind("timed out after 30s", 0) == 0);
   CHECK(reason(std::string("HTTP GET failed: Transferred a partial file")).rfind("truncated response", 0) == 0);
-  std::string whole = fixture("kernel-page1.json");
+  std::string whole = test::fixture("loki/kernel-page1.json");
   CHECK(reason(HttpResponse{200, whole.substr(0, 300)}).rfind("truncated JSON", 0) == 0);
-  CHECK(reason(HttpResponse{200, fixture("malformed.html")}).rfind("malformed JSON", 0) == 0);
-  CHECK(reason(HttpResponse{400, fixture("error-400.txt")}) ==
+  CHECK(reason(HttpResponse{200, test::fixture("loki/malformed.html")}).rfind("malformed JSON", 0) == 0);
+  CHECK(reason(HttpResponse{400, test::fixture("loki/error-400.txt")}) ==
         "HTTP 400 Bad Request: parse error at line 1, col 15: syntax error: unexpected IDENTIFIER, expecting STRING");
-  CHECK(reason(HttpResponse{400, fixture("error-limit.txt")}).find("max_entries_limit_per_query") != std::string::npos);
-  CHECK(reason(HttpResponse{200, fixture("empty.json")}, SourceStatus::empty).find("no lines") != std::string::npos);
+  CHECK(reason(HttpResponse{400, test::fixture("loki/error-limit.txt")}).find("max_entries_limit_per_query") != std::string::npos);
+  CHECK(reason(HttpResponse{200, test::fixture("loki/empty.json")}, SourceStatus::empty).find("no lines") != std::string::npos);
 }
 
 TEST_CASE("credentials never reach a reason, even when the server echoes them") {
@@ -301,10 +297,10 @@ TEST_CASE("a kernel Xid line and an NCCL WARN line from Loki become findings wit
   apps.query = R"({job="slurm-jobs", slurm_job_id="{job}"})";
   apps.limit = 5000;
   ReplayHttpClient http;
-  http.add(url(kernel, kWindowStartNs), HttpResponse{200, fixture("kernel-page1.json")});
-  http.add(url(kernel, kT3), HttpResponse{200, fixture("kernel-page2.json")});
-  http.add(url(kernel, kT4), HttpResponse{200, fixture("kernel-page3.json")});
-  http.add(url(apps, kWindowStartNs), HttpResponse{200, fixture("apps.json")});
+  http.add(url(kernel, kWindowStartNs), HttpResponse{200, test::fixture("loki/kernel-page1.json")});
+  http.add(url(kernel, kT3), HttpResponse{200, test::fixture("loki/kernel-page2.json")});
+  http.add(url(kernel, kT4), HttpResponse{200, test::fixture("loki/kernel-page3.json")});
+  http.add(url(apps, kWindowStartNs), HttpResponse{200, test::fixture("loki/apps.json")});
 
   Collection c;
   for (auto [name, s] : {std::pair{"kernel", &kernel}, std::pair{"apps", &apps}}) {

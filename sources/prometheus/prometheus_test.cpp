@@ -6,9 +6,6 @@
 using namespace attribution;
 
 namespace {
-std::string fixture(const char* name) {
-  return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/prometheus/" + name);
-}
 const std::vector<std::string> kLabels = {"Hostname", "hostname", "instance"};
 MetricSpec spec(const char* id, const char* selector, const char* condition, double threshold = 0) {
   MetricSpec m;
@@ -27,7 +24,7 @@ MetricSeries series(std::vector<double> values, std::map<std::string, std::strin
 }  // namespace
 
 TEST_CASE("query_range from a real Prometheus: NVLink CRC counter climbing on gpu-node03 GPU 5") {
-  auto s = parse_query_range(fixture("prom-query_range-nvlink-crc-node03-gpu5.json"));
+  auto s = parse_query_range(test::fixture("prometheus/prom-query_range-nvlink-crc-node03-gpu5.json"));
   REQUIRE(s);
   REQUIRE(s->size() == 1);
   CHECK(s->front().labels.at("Hostname") == "gpu-node03");
@@ -42,7 +39,7 @@ TEST_CASE("query_range from a real Prometheus: NVLink CRC counter climbing on gp
 }
 
 TEST_CASE("the last-Xid gauge: a new non-zero value") {
-  auto s = parse_query_range(fixture("prom-query_range-xid-errors-nonzero.json"));
+  auto s = parse_query_range(test::fixture("prometheus/prom-query_range-xid-errors-nonzero.json"));
   REQUIRE(s);
   auto xid = spec("dcgm.xid", "DCGM_FI_DEV_XID_ERRORS", "changed");
   // The recorded query selected only non-zero values: a window that starts at 79 has no change.
@@ -82,7 +79,7 @@ TEST_CASE("a host map turns exporter pod names into nodes") {
 }
 
 TEST_CASE("Prometheus error envelope and garbage are errors with the reason") {
-  auto e = parse_query_range(fixture("prom-query-bad-expr.json"));
+  auto e = parse_query_range(test::fixture("prometheus/prom-query-bad-expr.json"));
   REQUIRE_FALSE(e);
   CHECK(e.error().message.find("bad_data") != std::string::npos);
   CHECK(e.error().message.find("missing unit character") != std::string::npos);

@@ -5,13 +5,9 @@
 
 using namespace attribution;
 
-namespace {
-std::string fixture(const char* name) { return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/slurm/" + name); }
-Micros utc(const char* s) { return *parse_time_value(s, TimeZone::utc()); }
-}  // namespace
 
 TEST_CASE("sacct --json from Slurm 22.05 (dbv0.0.38): a failed 4-node job") {
-  auto jobs = parse_slurm_json(fixture("sacct-j-json.json"), "sacct");
+  auto jobs = parse_slurm_json(test::fixture("slurm/sacct-j-json.json"), "sacct");
   REQUIRE(jobs);
   REQUIRE(jobs->size() == 1);
   const SlurmJob& j = jobs->front();
@@ -28,7 +24,7 @@ TEST_CASE("sacct --json from Slurm 22.05 (dbv0.0.38): a failed 4-node job") {
 }
 
 TEST_CASE("sacct NODE_FAIL job: signals per step") {
-  auto jobs = parse_slurm_json(fixture("nodefail-sacct-j-json.json"), "sacct");
+  auto jobs = parse_slurm_json(test::fixture("slurm/nodefail-sacct-j-json.json"), "sacct");
   REQUIRE(jobs);
   const SlurmJob& j = jobs->front();
   CHECK(j.state == "NODE_FAIL");
@@ -38,7 +34,7 @@ TEST_CASE("sacct NODE_FAIL job: signals per step") {
 }
 
 TEST_CASE("data_parser v0.0.41 shapes: arrays, set/number objects, failed_node, array tasks") {
-  auto jobs = parse_slurm_json(fixture("sacct-v0.0.41-constructed.json"), "sacct");
+  auto jobs = parse_slurm_json(test::fixture("slurm/sacct-v0.0.41-constructed.json"), "sacct");
   REQUIRE(jobs);
   REQUIRE(jobs->size() == 2);
   const SlurmJob& j = (*jobs)[0];
@@ -57,17 +53,17 @@ TEST_CASE("data_parser v0.0.41 shapes: arrays, set/number objects, failed_node, 
 }
 
 TEST_CASE("squeue --json and slurmrestd (openapi v0.0.38): raw wait status, running job") {
-  auto running = parse_slurm_json(fixture("squeue-running.json"), "squeue");
+  auto running = parse_slurm_json(test::fixture("slurm/squeue-running.json"), "squeue");
   REQUIRE(running);
   CHECK(running->front().state == "RUNNING");
   CHECK(running->front().std_out.find("slurm-%j.out") != std::string::npos);
-  auto rest = parse_slurm_json(fixture("slurmrestd-slurm-v0.0.38-job.json"), "slurmrestd");
+  auto rest = parse_slurm_json(test::fixture("slurm/slurmrestd-slurm-v0.0.38-job.json"), "slurmrestd");
   REQUIRE(rest);
   CHECK(rest->front().exit_code == 143);  // 36608 = 143 << 8
 }
 
 TEST_CASE("scontrol show job text: one-line and multi-line forms") {
-  auto one = parse_scontrol_text(fixture("scontrol-show-job-o.txt"), TimeZone::utc());
+  auto one = parse_scontrol_text(test::fixture("slurm/scontrol-show-job-o.txt"), TimeZone::utc());
   REQUIRE(one);
   const SlurmJob& j = one->front();
   CHECK(j.exit_code == 143);
@@ -75,13 +71,13 @@ TEST_CASE("scontrol show job text: one-line and multi-line forms") {
   CHECK(j.reason == "NonZeroExitCode");
   CHECK(j.std_out.find("slurm-1.out") != std::string::npos);
   CHECK(j.work_dir == "/tmp");
-  CHECK(*j.start == utc("2026-11-30T19:33:10Z"));
+  CHECK(*j.start == test::utc("2026-11-30T19:33:10Z"));
   CHECK(j.user == "root");
-  auto multi = parse_scontrol_text(fixture("scontrol-show-job.txt"), TimeZone::utc());
+  auto multi = parse_scontrol_text(test::fixture("slurm/scontrol-show-job.txt"), TimeZone::utc());
   REQUIRE(multi);
   CHECK(multi->front().nodes == j.nodes);
   CHECK(multi->front().std_err == j.std_err);
-  auto nf = parse_scontrol_text(fixture("nodefail-scontrol-show-job-o.txt"), TimeZone::utc());
+  auto nf = parse_scontrol_text(test::fixture("slurm/nodefail-scontrol-show-job-o.txt"), TimeZone::utc());
   REQUIRE(nf);
   CHECK(nf->front().signal == 15);
   // Values with spaces survive: Command= and WorkDir= may contain them.
@@ -111,7 +107,7 @@ TEST_CASE("sacctmgr node events: only nodes taken out, with their reason and tim
   REQUIRE(r.size() == 2);
   CHECK(r[0].node == "gpu-node03");
   CHECK(r[0].reason == "GPU Xid 79 on GPU 5 (health check)");
-  CHECK(*r[0].since == utc("2026-11-30T20:35:28Z"));
+  CHECK(*r[0].since == test::utc("2026-11-30T20:35:28Z"));
   CHECK(r[1].reason == "Kill task failed");
 }
 
@@ -119,7 +115,7 @@ TEST_CASE("sinfo -R reasons and output path patterns") {
   auto r = parse_sinfo_reasons("gpu-node03|2026-11-30T19:33:18|GPU Xid 79 on GPU 5\nbad line\n", TimeZone::utc());
   REQUIRE(r.size() == 1);
   CHECK(r[0].node == "gpu-node03");
-  CHECK(*r[0].since == utc("2026-11-30T19:33:18Z"));
+  CHECK(*r[0].since == test::utc("2026-11-30T19:33:18Z"));
   SlurmJob j;
   j.job_id = 77;
   j.user = "alice";

@@ -8,13 +8,12 @@
 using namespace attribution;
 
 namespace {
-std::string fixture(const char* name) { return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/slurm/" + name); }
 
 // The NODE_FAIL job as a login node's commands answer for it.
 ReplayRunner nodefail_cluster() {
   ReplayRunner r;
-  r.add("sacct -j 2 --json", CommandOutput{0, fixture("nodefail-sacct-j-json.json"), ""});
-  r.add("scontrol show job -o 2", CommandOutput{0, fixture("nodefail-scontrol-show-job-o.txt"), ""});
+  r.add("sacct -j 2 --json", CommandOutput{0, test::fixture("slurm/nodefail-sacct-j-json.json"), ""});
+  r.add("scontrol show job -o 2", CommandOutput{0, test::fixture("slurm/nodefail-scontrol-show-job-o.txt"), ""});
   // Node events as accounting keeps them (recorded form; the reason of nodefail-sinfo-R.txt).
   r.add("sacctmgr -n -P show event Start=2026-11-29 End=2026-12-02 Format=NodeName,TimeStart,State,Reason",
         CommandOutput{0, "|2026-11-30T19:30:41|Unknown|Cluster Registered TRES\ngpu-node03|2026-11-30T19:33:18|DOWN|GPU Xid 79 on GPU 5\n", ""});
@@ -53,7 +52,7 @@ TEST_CASE("NODE_FAIL: sacct + scontrol + sinfo -R name the failed node as a fact
 
 TEST_CASE("a node still down: sinfo -R names it when accounting has no events") {
   ReplayRunner r;
-  r.add("sacct -j 2 --json", CommandOutput{0, fixture("nodefail-sacct-j-json.json"), ""});
+  r.add("sacct -j 2 --json", CommandOutput{0, test::fixture("slurm/nodefail-sacct-j-json.json"), ""});
   r.add("sinfo -R -h -N -o %N|%H|%E", CommandOutput{0, "gpu-node03|2026-11-30T19:33:18|GPU Xid 79 on GPU 5\n", ""});
   auto w = resolve_slurm_workload("2", r, SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE(w);
@@ -62,8 +61,8 @@ TEST_CASE("a node still down: sinfo -R names it when accounting has no events") 
 
 TEST_CASE("a failed job: scontrol's real exit code replaces sacct's, output paths come from scontrol") {
   ReplayRunner r;
-  r.add("sacct -j 1 --json", CommandOutput{0, fixture("sacct-j-json.json"), ""});
-  r.add("scontrol show job -o 1", CommandOutput{0, fixture("scontrol-show-job-o.txt"), ""});
+  r.add("sacct -j 1 --json", CommandOutput{0, test::fixture("slurm/sacct-j-json.json"), ""});
+  r.add("scontrol show job -o 1", CommandOutput{0, test::fixture("slurm/scontrol-show-job-o.txt"), ""});
   r.add("sinfo -R -h -N -o %N|%H|%E", CommandOutput{0, "", ""});
   auto w = resolve_slurm_workload("1", r, SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE(w);
@@ -100,7 +99,7 @@ TEST_CASE("Slurm commands that cannot reach the controller say so, not that the 
 
 TEST_CASE("a running job has no end: its window runs to now") {
   ReplayRunner r;
-  r.add("scontrol show job -o 1", CommandOutput{0, fixture("scontrol-show-job-running.txt"), ""});
+  r.add("scontrol show job -o 1", CommandOutput{0, test::fixture("slurm/scontrol-show-job-running.txt"), ""});
   auto w = resolve_slurm_workload("1", r, SlurmResolveOptions{TimeZone::utc(), 1796067500LL * kMicrosPerSecond});
   REQUIRE(w);
   CHECK(w->state == "RUNNING");
@@ -132,9 +131,9 @@ TEST_CASE("slurmrestd: newest API first, JWT headers, accounting then controller
     http.add(base + "/slurmdb/" + v + "/job/1", HttpResponse{404, "Unable to find plugin"});
     http.add(base + "/slurm/" + v + "/job/1", HttpResponse{404, "Unable to find plugin"});
   }
-  http.add(base + "/slurmdb/v0.0.38/job/1", HttpResponse{200, fixture("slurmrestd-slurmdb-v0.0.38-job.json")});
-  http.add(base + "/slurm/v0.0.38/job/1", HttpResponse{200, fixture("slurmrestd-slurm-v0.0.38-job.json")});
-  http.add(base + "/slurm/v0.0.38/nodes", HttpResponse{200, fixture("slurmrestd-slurm-v0.0.38-nodes.json")});
+  http.add(base + "/slurmdb/v0.0.38/job/1", HttpResponse{200, test::fixture("slurm/slurmrestd-slurmdb-v0.0.38-job.json")});
+  http.add(base + "/slurm/v0.0.38/job/1", HttpResponse{200, test::fixture("slurm/slurmrestd-slurm-v0.0.38-job.json")});
+  http.add(base + "/slurm/v0.0.38/nodes", HttpResponse{200, test::fixture("slurm/slurmrestd-slurm-v0.0.38-nodes.json")});
   auto w = resolve_slurm_workload_rest("1", http, SlurmRestOptions{base + "/", "alice", "tok-123", "", ""},
                                        SlurmResolveOptions{TimeZone::utc(), 0});
   REQUIRE(w);

@@ -5,12 +5,9 @@
 
 using namespace attribution;
 
-namespace {
-std::string fixture(const char* name) { return test::read_file(std::string(ATTRIBUTION_SOURCE_DIR) + "/tests/fixtures/kueue/" + name); }
-}  // namespace
 
 TEST_CASE("kubeconfig YAML: kubectl config view --raw shape") {
-  auto doc = parse_kube_yaml(fixture("kubeconfig-kubectl.yaml"), "kc.yaml");
+  auto doc = parse_kube_yaml(test::fixture("kueue/kubeconfig-kubectl.yaml"), "kc.yaml");
   REQUIRE(doc);
   CHECK(doc->str("current-context") == "gpu-prod-sre");
   const YamlNode* clusters = doc->get("clusters");
@@ -26,7 +23,7 @@ TEST_CASE("kubeconfig YAML: kubectl config view --raw shape") {
 }
 
 TEST_CASE("kubeconfig YAML: indented sequences / quotes / comments / flow mappings") {
-  auto doc = parse_kube_yaml(fixture("kubeconfig-token.yaml"), "kc.yaml");
+  auto doc = parse_kube_yaml(test::fixture("kueue/kubeconfig-token.yaml"), "kc.yaml");
   REQUIRE(doc);
   CHECK(doc->str("current-context") == "diag");
   const YamlNode* contexts = doc->get("contexts");
@@ -51,7 +48,7 @@ TEST_CASE("kubeconfig YAML: scalars and escapes") {
 }
 
 TEST_CASE("kubeconfig YAML: JSON form through simdjson") {
-  auto doc = parse_kube_yaml(fixture("kubeconfig.json"), "kc.json");
+  auto doc = parse_kube_yaml(test::fixture("kueue/kubeconfig.json"), "kc.json");
   REQUIRE(doc);
   CHECK(doc->str("current-context") == "ctx");
   CHECK(doc->get("users")->seq[0].get("user")->str("token") == "json-token-value");
