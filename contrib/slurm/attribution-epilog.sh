@@ -70,12 +70,16 @@ wants_diagnosis() {  # state, code:signal
   return 1
 }
 
-# Holds one of MAX_PARALLEL slot locks on fd 9 until the worker exits.
+# Holds one of MAX_PARALLEL slot locks on fd 9 until the worker exits. Fails (logged) when the
+# spool cannot hold the locks, e.g. removed while the worker waited: it must not wait forever.
 take_slot() {
   local i
   while :; do
     for ((i = 1; i <= MAX_PARALLEL; i++)); do
-      exec 9>"$SPOOL/slot.$i"
+      if ! { exec 9>"$SPOOL/slot.$i"; } 2>/dev/null; then
+        log "not diagnosed: cannot create the slot lock $SPOOL/slot.$i (is SPOOL a writable directory?)"
+        return 1
+      fi
       flock -n 9 && return 0
       exec 9>&-
     done
@@ -103,7 +107,10 @@ worker() {
     log "ended $state (exit $code): not diagnosed"
     return 0
   fi
-  mkdir -p "$SPOOL/waiting" "$SPOOL/reports"
+  if ! mkdir -p "$SPOOL/waiting" "$SPOOL/reports" 2>/dev/null || [ ! -w "$SPOOL/waiting" ]; then
+    log "ended $state (exit $code): not diagnosed, the spool $SPOOL is not a writable directory"
+    return 0
+  fi
   waiting=$(find "$SPOOL/waiting" -type f 2>/dev/null | wc -l)
   if [ "$waiting" -ge "$MAX_WAITING" ]; then
     log "ended $state (exit $code): DROPPED, $waiting diagnoses already wait (MAX_WAITING=$MAX_WAITING)"
@@ -111,7 +118,7 @@ worker() {
   fi
   : > "$SPOOL/waiting/$JOB"
   log "ended $state (exit $code): queued"
-  take_slot
+  take_slot || { rm -f "$SPOOL/waiting/$JOB"; return 0; }
   rm -f "$SPOOL/waiting/$JOB"
   wait_for_accounting
   started=$SECONDS

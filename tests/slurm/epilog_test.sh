@@ -2,14 +2,17 @@
 # contrib/slurm/attribution-epilog.sh on its own, with stand-ins for scontrol, sacct and the
 # attribution binary (the real Slurm run is in tests/slurm/integration.sh): a burst of 28 job ends
 # returns to the controller at once, diagnoses the 21 that ended badly and skips the others, never
-# runs more than MAX_PARALLEL at a time, waits out an accounting lag, and drops past MAX_WAITING.
+# runs more than MAX_PARALLEL at a time, waits out an accounting lag, drops past MAX_WAITING, and
+# gives up (logged) when its spool is not a writable directory or goes away while jobs wait.
 # Usage: epilog_test.sh
 set -euo pipefail
 SRC="$(readlink -f "$(dirname "${BASH_SOURCE[0]}")/../..")"
 HOOK="$SRC/contrib/slurm/attribution-epilog.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+# Workers run in sessions of their own: stop any still waiting, then remove their spool.
+workers() { pgrep -f -- "--worker [0-9]+ $WORK/" || true; }
+trap 'pkill -f -- "--worker [0-9]+ $WORK/" 2>/dev/null; rm -rf "$WORK"' EXIT
 FAKE="$WORK/bin"
 mkdir -p "$FAKE" "$WORK/running" "$WORK/jobs"
 
@@ -101,3 +104,27 @@ done
 dropped=$(grep -c DROPPED "$WORK/epilog.log" || true)
 [ "$dropped" -ge 1 ] || { cat "$WORK/epilog.log" >&2; fail "nothing dropped past MAX_WAITING"; }
 echo "ok: past MAX_WAITING, $dropped of 10 dropped and logged"
+
+# A spool that is not a directory: the job is logged as not diagnosed and its worker ends.
+: > "$WORK/not-a-dir"
+sed -i "s|^SPOOL=.*|SPOOL=$WORK/not-a-dir/spool|" "$WORK/epilog.conf"
+: > "$WORK/epilog.log"
+SLURM_JOB_ID=3 setsid -w bash -c '"$0"; kill -KILL -- -$$' "$HOOK" || true
+for _ in $(seq 1 40); do [ -z "$(workers)" ] && break; sleep 0.25; done
+[ -z "$(workers)" ] || fail "a worker is still running with an unusable spool"
+grep -q "job 3: .*not diagnosed, the spool $WORK/not-a-dir/spool is not a writable directory" "$WORK/epilog.log" ||
+  { cat "$WORK/epilog.log" >&2; fail "an unusable spool was not logged"; }
+echo "ok: a spool that is not a directory is logged and the worker ends"
+
+# The spool removed while jobs wait for the one slot: each waiting worker logs it and ends.
+sed -i "s|^SPOOL=.*|SPOOL=$WORK/spool|" "$WORK/epilog.conf"
+rm -rf "$WORK/spool" "$WORK/running"; mkdir -p "$WORK/running"
+: > "$WORK/epilog.log"
+for j in 1 2 3; do SLURM_JOB_ID=$j setsid -w bash -c '"$0"; kill -KILL -- -$$' "$HOOK" || true; done
+for _ in $(seq 1 40); do [ "$(grep -c queued "$WORK/epilog.log")" -ge 3 ] && break; sleep 0.25; done
+rm -rf "$WORK/spool"
+for _ in $(seq 1 60); do [ -z "$(workers)" ] && break; sleep 0.25; done
+[ -z "$(workers)" ] || { cat "$WORK/epilog.log" >&2; fail "workers still wait for a slot in a removed spool"; }
+gave_up=$(grep -c "not diagnosed: cannot create the slot lock" "$WORK/epilog.log" || true)
+[ "$gave_up" -ge 1 ] || { cat "$WORK/epilog.log" >&2; fail "no waiting worker said why it gave up"; }
+echo "ok: the spool removed under $gave_up waiting worker(s): each logged it and ended"
