@@ -118,7 +118,8 @@ struct RuleSource {
 };
 // Built-ins, then each user file or directory of *.toml, read in order.
 Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
-// Parses and checks every sample; a later user rule replaces an earlier one with the same id.
+// Parses and checks every sample, except those of built-in rulesets as compiled in (checked when
+// the binary was built); a later user rule replaces an earlier one with the same id.
 Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources);
 // read_rule_sources then load_rule_sources.
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
