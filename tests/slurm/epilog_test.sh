@@ -10,9 +10,17 @@ SRC="$(readlink -f "$(dirname "${BASH_SOURCE[0]}")/../..")"
 HOOK="$SRC/contrib/slurm/attribution-epilog.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 WORK="$(mktemp -d)"
-# Workers run in sessions of their own: stop any still waiting, then remove their spool.
-workers() { pgrep -f -- "--worker [0-9]+ $WORK/" || true; }
-trap 'pkill -f -- "--worker [0-9]+ $WORK/" 2>/dev/null; rm -rf "$WORK"' EXIT
+# The hook's workers of this test (their command line names a file under $WORK), read from /proc:
+# a minimal Debian has no pgrep. They run in sessions of their own: the EXIT trap stops any still
+# waiting, then removes their spool.
+workers() {
+  local f
+  for f in /proc/[0-9]*/cmdline; do
+    { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q -- "--worker [0-9]* $WORK/" && echo "${f//[!0-9]/}"
+  done
+  return 0
+}
+trap 'for p in $(workers); do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"' EXIT
 FAKE="$WORK/bin"
 mkdir -p "$FAKE" "$WORK/running" "$WORK/jobs"
 
@@ -122,6 +130,7 @@ rm -rf "$WORK/spool" "$WORK/running"; mkdir -p "$WORK/running"
 : > "$WORK/epilog.log"
 for j in 1 2 3; do SLURM_JOB_ID=$j setsid -w bash -c '"$0"; kill -KILL -- -$$' "$HOOK" || true; done
 for _ in $(seq 1 40); do [ "$(grep -c queued "$WORK/epilog.log")" -ge 3 ] && break; sleep 0.25; done
+[ -n "$(workers)" ] || fail "no worker found waiting (the test's own process lookup is broken)"
 rm -rf "$WORK/spool"
 for _ in $(seq 1 60); do [ -z "$(workers)" ] && break; sleep 0.25; done
 [ -z "$(workers)" ] || { cat "$WORK/epilog.log" >&2; fail "workers still wait for a slot in a removed spool"; }
