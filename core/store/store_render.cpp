@@ -70,7 +70,10 @@ std::string render_nodes_text(const std::vector<NodeRecord>& nodes) {
                                 "REPORTS");
   for (const auto& n : nodes) {
     std::string ids;
-    for (size_t i = 0; i < n.report_ids.size() && i < 8; ++i) ids += (i ? "," : "") + std::to_string(n.report_ids[i]);
+    for (size_t i = 0; i < n.report_ids.size() && i < 8; ++i) {
+      if (i) ids += ',';  // not `(i ? "," : "") + std::to_string(...)`: GCC 12 warns falsely on it (-Wrestrict)
+      ids += std::to_string(n.report_ids[i]);
+    }
     if (n.report_ids.size() > 8) ids += ",...";
     out += fmt::format("{:<20}  {:>6}  {:<20}  {:<36}  {}\n", n.host, n.root_cause_count,
                        format_rfc3339(n.last_seen).substr(0, 19), families_text(n.families), ids);
