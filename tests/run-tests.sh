@@ -11,7 +11,6 @@ stage() {  # each stage's wall time, so a slow stage is seen (the suite should s
 }
 stage "set-up and release build"
 bash tests/setup-debian.sh
-./build/attribution rules test >/dev/null
 # One clang tree (build-asan/) serves the sanitizer stage and the fuzz targets: the library, the CLI
 # and the tests under ASan + UBSan, the library instrumented for libFuzzer as well. It builds in the
 # background, at low priority, while the release tests wait on Slurm. Its compiler is installed
