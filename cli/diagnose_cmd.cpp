@@ -133,6 +133,14 @@ Status keep_in_store(const DiagnoseOptions& o, const Report& report, const std::
   return Ok{};
 }
 
+// --timings: what the prefilter let through, per GB read, and what checking it cost.
+void print_scan_figures(const ScanProgress& p) {
+  double gb = static_cast<double>(p.bytes_done) / 1e9;
+  std::fprintf(stderr, "timing: scan read %.3f GB: %lld candidate lines (%.0f per GB), %lld matching; verifying them took %.3f s CPU\n",
+               gb, static_cast<long long>(p.candidate_lines), gb > 0 ? static_cast<double>(p.candidate_lines) / gb : 0.0,
+               static_cast<long long>(p.matching_lines), static_cast<double>(p.verify_ns) / 1e9);
+}
+
 int run_diagnose(DiagnoseOptions& o) {
   auto format = report_format(o);
   if (!format) return report_error(format.error());
@@ -171,6 +179,8 @@ int run_diagnose(DiagnoseOptions& o) {
   std::vector<std::pair<std::string, double>> timings;
   if (o.timings) r.timings = &timings;
   ScanProgress progress;
+  progress.measure_verify = o.timings;
+  if (o.timings) r.progress = &progress;
   Result<Report> report = Error{};
   if (!o.no_progress && isatty(STDERR_FILENO)) {
     r.progress = &progress;
@@ -181,6 +191,7 @@ int run_diagnose(DiagnoseOptions& o) {
   }
   if (!report) return report_error(report.error());
   for (const auto& [pass, seconds] : timings) std::fprintf(stderr, "timing: %-24s %8.3f s\n", pass.c_str(), seconds);
+  if (o.timings) print_scan_figures(progress);
   std::string text = *format == "json"       ? render_json(*report)
                      : *format == "markdown" ? render_markdown(*report)
                      : *format == "html"     ? render_html(*report)

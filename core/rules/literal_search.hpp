@@ -60,7 +60,7 @@ class LiteralSearch {
 
   static constexpr int kBits = 15;
   static constexpr size_t kStride = 4;
-  static constexpr size_t kMaxShort = 8;
+  static constexpr size_t kMaxShort = 16;
   static constexpr uint8_t kShared = 0xFF;  // each costs 4 SIMD ops per 16 bytes
   std::vector<std::string> lits_;
   std::vector<Entry> entries_;     // grouped by hash: those of hash h are [start_[h], start_[h+1])

@@ -2,48 +2,81 @@
 
 #include <fmt/format.h>
 #include <re2/re2.h>
-#include <re2/set.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 
 namespace attribution {
-
-struct Matcher::SetHolder {
-  RE2::Set set;
-  SetHolder(const RE2::Options& o) : set(o, RE2::UNANCHORED) {}
-};
 
 Matcher::Matcher(const RuleSet& rules) : rules_(rules) {}
 Matcher::~Matcher() = default;
 
+namespace {
+uint32_t head4(const char* p) {
+  uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+uint16_t head2(const char* p) {
+  uint16_t w;
+  std::memcpy(&w, p, 2);
+  return w;
+}
+}  // namespace
+
 Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   std::shared_ptr<Matcher> m(new Matcher(rules));
-  RE2::Options opt;
-  opt.set_log_errors(false);
-  opt.set_max_mem(64 << 20);
   // Tail rules stay out of the forward prefilter: their lines are many and only the last ones count.
-  for (const auto& r : rules.rules)
-    if (!r.tail) m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
-  for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
-  m->prefilter_ = std::make_unique<LiteralSearch>(m->literals_);
-  m->set_ = std::make_unique<SetHolder>(opt);
+  std::map<std::string, std::vector<int>> owners;
   for (size_t i = 0; i < rules.rules.size(); ++i) {
     const Rule& r = rules.rules[i];
     if (r.tail) {
       m->tail_rules_.push_back(static_cast<int>(i));
       continue;
     }
-    if (r.lines > 1) {
-      m->block_rules_.push_back(static_cast<int>(i));
-      continue;
+    if (r.lines > 1) m->block_rules_.push_back(static_cast<int>(i));
+    m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
+    for (const auto& l : r.literals) {
+      auto& v = owners[l];
+      if (v.empty() || v.back() != static_cast<int>(i)) v.push_back(static_cast<int>(i));
     }
-    std::string err;
-    if (m->set_->set.Add(r.pattern, &err) < 0)
-      return make_error(ErrorKind::rules, fmt::format("rule {}: {}", r.id, err), r.file, r.line, r.id);
-    m->set_to_rule_.push_back(static_cast<int>(i));
   }
-  if (!m->set_->set.Compile()) return make_error(ErrorKind::rules, "cannot compile the rule set (out of memory?)");
+  for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
+  m->prefilter_ = std::make_unique<LiteralSearch>(m->literals_);
+  m->first_pair_.assign(size_t{1} << 16, 0);
+  for (auto& [lit, rule_ids] : owners) {
+    uint32_t k = static_cast<uint32_t>(m->forward_literals_.size());
+    if (lit.size() < 4) {
+      m->short_literals_.push_back(k);
+    } else {
+      m->first_pair_[head2(lit.data())] = 1;
+      m->by_head_[head4(lit.data())].push_back(k);
+    }
+    m->forward_literals_.push_back(lit);
+    m->literal_rules_.push_back(rule_ids);
+  }
   return m;
+}
+
+void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out) const {
+  out->clear();
+  const char* p = line.data();
+  for (size_t i = 0; i + 4 <= line.size(); ++i) {
+    if (!first_pair_[head2(p + i)]) continue;
+    auto it = by_head_.find(head4(p + i));
+    if (it == by_head_.end()) continue;
+    for (uint32_t k : it->second) {
+      const std::string& l = forward_literals_[k];
+      if (l.size() <= line.size() - i && std::memcmp(p + i, l.data(), l.size()) == 0)
+        out->insert(out->end(), literal_rules_[k].begin(), literal_rules_[k].end());
+    }
+  }
+  for (uint32_t k : short_literals_)
+    if (line.find(forward_literals_[k]) != std::string_view::npos)
+      out->insert(out->end(), literal_rules_[k].begin(), literal_rules_[k].end());
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
 }
 
 std::unique_ptr<LiteralSearch> Matcher::tuned_prefilter(std::string_view sample) const {
@@ -67,14 +100,13 @@ bool Matcher::has_literal(int index, std::string_view line) const {
 
 void Matcher::match_line(std::string_view line, Stream stream, std::vector<int>* hits) const {
   hits->clear();
-  thread_local std::vector<int> set_hits;  // reused: no allocation per candidate line
-  set_hits.clear();
-  if (!set_->set.Match(re2::StringPiece(line.data(), line.size()), &set_hits)) return;
-  for (int h : set_hits) {
-    int idx = set_to_rule_[h];
-    if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line)) hits->push_back(idx);
+  thread_local std::vector<int> owners;  // reused: no allocation per candidate line
+  rules_with_literal(line, &owners);
+  for (int idx : owners) {
+    const Rule& r = rules_.rules[idx];
+    if (r.lines == 1 && r.reads_stream(stream) && RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *r.re))
+      hits->push_back(idx);
   }
-  std::sort(hits->begin(), hits->end());
 }
 
 void Matcher::block_triggers(std::string_view line, Stream stream, std::vector<int>* hits) const {
@@ -92,8 +124,17 @@ void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* 
 }
 
 void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {
-  match_line(line, stream, hits);
-  block_triggers(line, stream, blocks);
+  // One walk of the line finds the rules it may trigger; only their patterns run.
+  thread_local std::vector<int> owners;
+  rules_with_literal(line, &owners);
+  hits->clear();
+  blocks->clear();
+  for (int idx : owners) {
+    const Rule& r = rules_.rules[idx];
+    if (!r.reads_stream(stream)) continue;
+    if (r.lines > 1) blocks->push_back(idx);
+    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *r.re)) hits->push_back(idx);
+  }
   for (int r : *hits)
     if (rules_.rules[r].role == Role::benign) {
       *hits = {r};

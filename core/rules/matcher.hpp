@@ -1,11 +1,12 @@
 #pragma once
 // Which rules a line triggers: a required-literal prefilter over whole buffers (LiteralSearch: a
-// line is a candidate iff it contains one of the rules' literals, case-sensitively), then RE2::Set
-// to find the rules whose patterns match, then captures only for those hits.
+// line is a candidate iff it contains one of the rules' literals, case-sensitively), then the
+// patterns of only the rules whose literals the line holds, then captures only for those hits.
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/rules/literal_search.hpp"
@@ -45,13 +46,19 @@ class Matcher {
  private:
   explicit Matcher(const RuleSet& rules);
   bool has_literal(int index, std::string_view line) const;
+  // The forward-scan rules (single-line and block) with a literal in `line`, ascending.
+  void rules_with_literal(std::string_view line, std::vector<int>* out) const;
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
   size_t longest_literal_ = 0;
   std::unique_ptr<LiteralSearch> prefilter_;
-  struct SetHolder;
-  std::unique_ptr<SetHolder> set_;
-  std::vector<int> set_to_rule_;
+  // Each literal by its first 4 bytes (every literal has at least 4), with a filter on its first 2:
+  // a line is walked once to find the literals it holds.
+  std::vector<uint8_t> first_pair_;                          // 65,536 flags
+  std::unordered_map<uint32_t, std::vector<uint32_t>> by_head_;  // first 4 bytes -> literal indices
+  std::vector<std::string> forward_literals_;                // distinct
+  std::vector<std::vector<int>> literal_rules_;              // per forward literal, its rules
+  std::vector<uint32_t> short_literals_;                     // under 4 bytes (user rules): searched for
   std::vector<int> block_rules_;
   std::vector<int> tail_rules_;
 };

@@ -6,6 +6,8 @@
 #include "core/rules/matcher.hpp"
 #include "core/rules/rules.hpp"
 
+#include <re2/re2.h>
+
 using namespace attribution;
 
 namespace {
@@ -63,4 +65,69 @@ TEST_CASE("candidate lines with the built-in rules are the lines holding a liter
     from = eol == std::string::npos ? buf.size() + 1 : eol + 1;
   }
   CHECK(checked > 3000);
+}
+
+namespace {
+
+// The definition line_rules keeps: a single-line rule hits when the line holds one of its literals
+// and its pattern matches; a block rule triggers on its literal alone.
+void naive_rules(const RuleSet& set, std::string_view line, std::vector<int>* hits, std::vector<int>* blocks) {
+  hits->clear();
+  blocks->clear();
+  for (size_t i = 0; i < set.rules.size(); ++i) {
+    const Rule& r = set.rules[i];
+    bool literal = false;
+    for (const auto& l : r.literals) literal |= line.find(l) != std::string_view::npos;
+    if (r.tail || !literal || !r.reads_stream(Stream::applog)) continue;
+    if (r.lines > 1) blocks->push_back(static_cast<int>(i));
+    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *r.re)) hits->push_back(static_cast<int>(i));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the rules a line triggers are those with a literal on it whose pattern matches") {
+  // A user rule may have literals under 4 bytes; two rules may share a literal.
+  auto user = parse_rules(R"(
+[[rule]]
+id = "t.short"
+title = "short literal"
+literals = ["zq", "Xid"]
+pattern = 'zq\d'
+role = "symptom"
+match = [{ line = "zq1" }]
+
+[[rule]]
+id = "t.shared"
+title = "shares a literal"
+literals = ["Xid"]
+pattern = 'Xid 9'
+role = "symptom"
+match = [{ line = "Xid 9" }]
+)",
+                          "user.toml");
+  INFO((user ? std::string() : user.error().message));
+  REQUIRE(user);
+  auto set = load_rules({});
+  REQUIRE(set);
+  set->rules.insert(set->rules.end(), user->begin(), user->end());
+  auto m = Matcher::build(*set);
+  REQUIRE(m);
+  std::vector<std::string> lines = {"zq1 here", "zq here", "NVRM: Xid 9 and zq7", "no literal at all", "Xi", "zq"};
+  for (const auto& r : set->rules)
+    for (const auto& s : r.match) lines.push_back(s.line.substr(0, s.line.find('\n')));
+  size_t with_hits = 0;
+  for (const auto& line : lines) {
+    std::vector<int> got_hits, got_blocks, want_hits, want_blocks;
+    (*m)->line_rules(line, Stream::applog, &got_hits, &got_blocks);
+    naive_rules(*set, line, &want_hits, &want_blocks);
+    // line_rules keeps a benign rule alone (the line is noise): the definition says the same then.
+    for (int r : want_hits)
+      if (set->rules[r].role == Role::benign) want_hits = {r}, want_blocks.clear();
+    INFO(line);
+    CHECK(got_hits == want_hits);
+    CHECK(got_blocks == want_blocks);
+    with_hits += !got_hits.empty();
+  }
+  CHECK(with_hits > 100);
 }

@@ -98,10 +98,22 @@ std::optional<std::string_view> section_host(std::string_view line) {
   static const RE2 suse(R"(^([a-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] )");
   static const RE2 ssh(R"(^\s*(?:[$#] )?ssh (?:-\S+ (?:\S+ )?)*(?:[\w.-]+@)?([a-z0-9][\w.-]*)\s*$)");
   static const RE2 k8s_node(R"(^Node:\s+([a-z0-9][\w.-]*)(?:/[0-9a-f.:]+)?\s*$)");
+  // Each pattern needs bytes most log lines lack, in the line's first word: checked first, so the
+  // regexes run on few lines (the scan asks this of every line above a finding without a host).
+  std::string_view word = line;
+  if (!word.empty() && word[0] == '(') word.remove_prefix(std::min(word.size(), word.find(") ") + 2));  // a venv
+  word = word.substr(0, word.find(' '));
+  const bool at = word.find('@') != std::string_view::npos;
+  std::string_view command = line.substr(std::min(line.size(), line.find_first_not_of(" \t\r\f\v")));
+  if (command.size() > 2 && (command[0] == '$' || command[0] == '#') && command[1] == ' ') command.remove_prefix(2);
+  const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr,
+                             word.find(":~") != std::string_view::npos ? &suse : nullptr,
+                             command.substr(0, 4) == "ssh " ? &ssh : nullptr,
+                             line.substr(0, 5) == "Node:" ? &k8s_node : nullptr};
   re2::StringPiece host;
   re2::StringPiece in(line.data(), line.size());
-  for (const RE2* re : {&prompt, &bracket, &suse, &ssh, &k8s_node})
-    if (RE2::PartialMatch(in, *re, &host) && lower_host(std::string_view(host.data(), host.size())))
+  for (const RE2* re : candidates)
+    if (re && RE2::PartialMatch(in, *re, &host) && lower_host(std::string_view(host.data(), host.size())))
       return std::string_view(host.data(), host.size());
   return std::nullopt;
 }

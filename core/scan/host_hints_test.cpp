@@ -12,6 +12,14 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("core@paigcr-a-gpu-1013:~ $ dmesg  -T | grep oom -C 100") == "paigcr-a-gpu-1013");
   CHECK(section_host("ssh jean-zay-iam06") == "jean-zay-iam06");
   CHECK(section_host("Node:         gpu-node-3/10.0.0.3") == "gpu-node-3");
+  // Every form the cheap pre-check must let through: a suse prompt, ssh after a prompt sign or a
+  // tab, a bracketed prompt behind a venv.
+  CHECK(section_host("gpu12:~ # dmesg | grep -i xid") == "gpu12");
+  CHECK(section_host("$ ssh node-b7") == "node-b7");
+  CHECK(section_host("\t# ssh -p 22 admin@node-b8") == "node-b8");
+  CHECK(section_host("(base) [ops@dgx-03 ~]$ nvidia-smi -q") == "dgx-03");
+  CHECK_FALSE(section_host("ran it as ops@dgx-03:~$ later"));
+  CHECK_FALSE(section_host("sshd[812]: Accepted publickey for ops"));
   CHECK_FALSE(section_host("user@example.com wrote:"));
   CHECK_FALSE(section_host("[E ProcessGroupNCCL.cpp:587] [Rank 2] Watchdog caught collective operation timeout"));
   CHECK_FALSE(section_host("Mar 14 09:41:07 node03 kernel: NVRM: Xid 74"));

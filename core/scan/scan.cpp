@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -34,6 +35,7 @@ struct FileScan {
   std::map<std::string, OutsideWindow> outside;  // by host
   int64_t not_kept = 0;  // matching lines past the file's share of distinct findings: counted only
   int64_t bytes = 0;
+  int64_t candidates = 0, matching = 0, verify_ns = 0;  // for ScanProgress
   std::string problem;  // why the file was skipped or only partly read
   bool failed = false;
   bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
@@ -100,8 +102,8 @@ class FileScanner {
  public:
   FileScanner(const InputFile& file, int64_t file_index, const SourceRuntime& src, const Matcher& m,
               const LiteralSearch* search, const Workload& w, const JobYear& year, bool record, size_t max_findings,
-              ReadBuffer* read_buffer)
-      : file_(file), file_index_(file_index), src_(src), m_(m), search_(search), w_(w), job_year_(year.anchor), year_floor_(year.floor),
+              ReadBuffer* read_buffer, bool measure)
+      : measure_(measure), file_(file), file_index_(file_index), src_(src), m_(m), search_(search), w_(w), job_year_(year.anchor), year_floor_(year.floor),
         record_(record && !file.text && !file.extract), max_findings_(max_findings), read_buffer_(read_buffer) {
     ctx_.zone = src.zone;
     ctx_.boot = src.boot_time;
@@ -151,8 +153,9 @@ class FileScanner {
     while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
-      m_.line_rules(line, stream_, &hits, &blocks);
+      verify(line, &hits, &blocks, out);
       if (!hits.empty() || !blocks.empty()) {
+        ++out.matching;
         LinePrefix prefix = parse_line_prefix(line);
         int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
         touch(pos);
@@ -197,6 +200,14 @@ class FileScanner {
     return std::string_view::npos;
   }
 
+  void verify(std::string_view line, std::vector<int>* hits, std::vector<int>* blocks, FileScan& out) const {
+    ++out.candidates;
+    if (!measure_) return m_.line_rules(line, stream_, hits, blocks);
+    auto t0 = std::chrono::steady_clock::now();
+    m_.line_rules(line, stream_, hits, blocks);
+    out.verify_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  }
+
   // Line numbers: the newlines before `pos` are counted once, as the scan passes them.
   void count_lines_to(size_t pos) {
     if (pos <= counted_pos_) return;
@@ -213,35 +224,41 @@ class FileScanner {
   static constexpr int kTailPatience = 32;
   static constexpr size_t kTailLines = 4096;
 
-  // Starts of the lines in the file's tail window that hold one of the rule's literals, in order.
-  std::vector<size_t> tail_candidates(const Rule& rule) const {
-    size_t from = buf_.size() > kTailWindow ? buf_.size() - kTailWindow : 0;
-    std::vector<size_t> starts;
-    for (const auto& lit : rule.literals)
-      for (size_t h = buf_.find(lit, from); h != std::string_view::npos; h = buf_.find(lit, h + 1)) {
-        size_t nl = buf_.rfind('\n', h);
-        size_t start = nl == std::string_view::npos ? 0 : nl + 1;
-        if (starts.empty() || starts.back() != start) starts.push_back(start);
-      }
-    std::sort(starts.begin(), starts.end());
-    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-    return starts;
+  // The start of the last line in the file's tail window that begins before `limit` and holds one
+  // of the rule's literals, or npos. Read from the end back, a step per line: a file of a million
+  // trace lines costs the few dozen the tail reads, not a search of its whole tail.
+  size_t tail_candidate_before(const Rule& rule, size_t limit) const {
+    const size_t from = buf_.size() > kTailWindow ? buf_.size() - kTailWindow : 0;
+    size_t best = std::string_view::npos;
+    for (const auto& lit : rule.literals) {
+      if (limit <= from || lit.size() > buf_.size()) continue;
+      size_t h = buf_.rfind(lit, limit - 1);
+      if (h != std::string_view::npos && h >= from && (best == std::string_view::npos || h > best)) best = h;
+    }
+    if (best == std::string_view::npos) return best;
+    size_t nl = best == 0 ? std::string_view::npos : buf_.rfind('\n', best - 1);
+    return nl == std::string_view::npos ? 0 : nl + 1;
   }
 
   void scan_tail(FileScan& out) {
     for (int r : m_.tail_rules()) {
-      if (!m_.rules().rules[r].reads_stream(stream_)) continue;
-      std::vector<size_t> candidates = tail_candidates(m_.rules().rules[r]);
+      const Rule& rule = m_.rules().rules[r];
+      if (!rule.reads_stream(stream_)) continue;
       std::vector<size_t> starts;  // each process's last matching line
       std::set<std::tuple<std::string_view, int64_t, int>> seen;
       int misses = 0;
-      for (size_t k = candidates.size(), read = 0; k-- > 0 && misses < kTailPatience && read < kTailLines; ++read) {
-        std::string_view line = line_at(buf_, candidates[k]);
+      size_t limit = buf_.size();
+      for (size_t read = 0; misses < kTailPatience && read < kTailLines; ++read) {
+        size_t at = tail_candidate_before(rule, limit);
+        if (at == std::string_view::npos) break;
+        limit = at;
+        std::string_view line = line_at(buf_, at);
         std::map<std::string, std::string> caps;
         LinePrefix prefix = parse_line_prefix(line);
         bool fresh = m_.captures(r, line, &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
-        if (fresh) starts.push_back(candidates[k]);
+        if (fresh) starts.push_back(at);
         misses = fresh ? 0 : misses + 1;
+        if (at == 0) break;
       }
       std::sort(starts.begin(), starts.end());
       for (size_t start : starts) emit_at(r, start, out);
@@ -431,8 +448,9 @@ class FileScanner {
       size_t floor = 0;
       std::optional<Anchor> below;
       if (last_query_ && q > *last_query_) {
+        // The last forward search read every line up to last_next_.pos: none of them is read again.
         bool next_is_below = last_next_.time && last_next_.pos < q;
-        floor = next_is_below ? last_next_.pos : *last_query_;
+        floor = std::max(*last_query_, last_next_.pos);
         below = next_is_below ? std::optional<Anchor>(last_next_) : last_prev_;
       }
       prev = search_back(q, floor);
@@ -554,6 +572,7 @@ class FileScanner {
     out.findings.push_back(std::move(f));
   }
 
+  bool measure_;
   const InputFile& file_;
   int64_t file_index_;
   const SourceRuntime& src_;
@@ -631,10 +650,13 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
       const InputFile& f = c.files[i];
       results[i] =
           FileScanner(f, static_cast<int64_t>(i), c.sources[f.source], matcher, search.get(), workload, year, record,
-                      per_file, &buffer)
+                      per_file, &buffer, progress && progress->measure_verify)
               .run();
       if (progress) {
         progress->bytes_done += results[i].bytes;
+        progress->candidate_lines += results[i].candidates;
+        progress->matching_lines += results[i].matching;
+        progress->verify_ns += results[i].verify_ns;
         progress->files_done += 1;
       }
     }

@@ -27,6 +27,12 @@ struct ScanResult {
 // Counters a caller may watch from another thread while the scan runs (progress on a terminal).
 struct ScanProgress {
   std::atomic<int64_t> files_total{0}, files_done{0}, bytes_done{0};
+  // What the prefilter let through: lines holding a rule's literal, and those a rule then matched.
+  std::atomic<int64_t> candidate_lines{0}, matching_lines{0};
+  // With `measure_verify`: the time (all threads, nanoseconds) spent checking candidate lines
+  // against the rules' patterns. Off by default: two clock reads per candidate line.
+  bool measure_verify = false;
+  std::atomic<int64_t> verify_ns{0};
 };
 
 ScanResult scan(Collection& collection, const Matcher& matcher, const Workload& workload, int threads,

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Deterministic generator of realistic job directories for scale tests and benchmarks.
-#   generate.sh --scenario NAME --tier S|M|L [--seed N] [--lines N] --out DIR
-# Tiers: S = 8 nodes x 8 ranks (~100 MB), M = 128 x 8 (~2 GB), L = 1000 x 8 (~16 GB).
+#   generate.sh --scenario NAME --tier S|M|L|R [--mix plain|real] [--seed N] [--lines N] --out DIR
+# Tiers: S = 8 nodes x 8 ranks (~100 MB), M = 128 x 8 (~2 GB), L = 1000 x 8 (~16 GB),
+# R = 64 x 8 (~1 GB) in the real mix.
+# --mix real fills the logs with the benign lines real jobs print, many of them near twins of fault
+# lines: Megatron/NeMo iteration lines ("number of nan iterations: 0"), NCCL INFO INIT/NET/COLL
+# lines, DeepSpeed loss-scale and step lines, HF Trainer and Lightning progress, nvidia-smi -q
+# sections (ECC counters, remapped rows) and DCGM dmon rows; the fault lines stay rare, as in life.
 # --lines sets the lines per rank log (the tier's own by default): more bytes, the same findings.
 # Scenarios: xid79, ib-flap, ecc, app-exception, host-oom, hang, noise.
 # Writes DIR/workload.toml, DIR/attribution.toml, DIR/truth.toml and DIR/logs/<node>/{rank-R.log,kern.log},
 # in the real line formats of NCCL 2.21 (no WARN timestamps), PyTorch c10d, torchrun and the kernel.
 set -euo pipefail
-SCENARIO=""; TIER=S; SEED=1; OUT=""; LINES_ARG=""
+SCENARIO=""; TIER=S; SEED=1; OUT=""; LINES_ARG=""; MIX=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --scenario) SCENARIO="$2"; shift 2;;
@@ -15,7 +20,8 @@ while [ $# -gt 0 ]; do
     --seed) SEED="$2"; shift 2;;
     --out) OUT="$2"; shift 2;;
     --lines) LINES_ARG="$2"; shift 2;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0;;
+    --mix) MIX="$2"; shift 2;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
 done
@@ -24,8 +30,11 @@ case "$TIER" in
   S) NODES=8; LINES=16000;;
   M) NODES=128; LINES=20000;;
   L) NODES=1000; LINES=20000;;
-  *) echo "tier is S, M or L" >&2; exit 2;;
+  R) NODES=64; LINES=14200; MIX=${MIX:-real};;
+  *) echo "tier is S, M, L or R" >&2; exit 2;;
 esac
+MIX=${MIX:-plain}
+case "$MIX" in plain|real) ;; *) echo "--mix is plain or real" >&2; exit 2;; esac
 if [ -n "$LINES_ARG" ]; then
   [[ "$LINES_ARG" =~ ^[0-9]+$ ]] && [ "$LINES_ARG" -ge 1000 ] || { echo "--lines is a whole number, at least 1000" >&2; exit 2; }
   LINES=$LINES_ARG
@@ -70,8 +79,49 @@ esac > "$OUT/truth.toml"
 for n in $(seq 1 "$NODES"); do
   mkdir -p "$OUT/logs/$(printf 'node%04d' "$n")"
 done
-awk -v nodes="$NODES" -v lines="$LINES" -v seed="$SEED" -v scen="$SCENARIO" -v bad="$BAD" -v badgpu="$BADGPU" -v out="$OUT/logs" '
+awk -v nodes="$NODES" -v lines="$LINES" -v seed="$SEED" -v scen="$SCENARIO" -v bad="$BAD" -v badgpu="$BADGPU" -v mix="$MIX" -v out="$OUT/logs" '
 function hms(t,   h, m, s) { h = int(t / 3600); m = int((t % 3600) / 60); s = t % 60; return sprintf("%02d:%02d:%02d", h, m, s) }
+function bar(p,   k, s) { s = ""; for (k = 0; k < 10; k++) s = s (k < int(p / 10) ? "\342\226\210" : " "); return s }
+# One benign line of the real mix, as the frameworks and NCCL print them (node n uses framework n % 4).
+# The kind of line follows from its index alone, so every rank issues the same collectives in step
+# (opCount counts them); a hung rank stops issuing them a little before the others.
+function real_line(f, h, pid, g, r, i, t, n, stuck,   p, fw, op, ops) {
+  p = (i * 0.6180339887) % 1; fw = n % 4
+  if (p < 0.40) {
+    if (stuck) return
+    split("AllReduce AllGather ReduceScatter Broadcast", ops, " "); op = ops[1 + i % 4]; opcount++
+    printf "%s:%d:%d [%d] NCCL INFO %s: opCount %x sendbuff 0x7f3c%08x recvbuff 0x7f3c%08x count %d datatype 7 op 0 root 0 comm 0x55d0a1b2c3d0 [nranks=%d] stream 0x55d0a1b2c000\n", h, pid, pid, g, op, opcount, i * 4096, i * 4096 + 65536, 262144, nodes * 8 > f
+  } else if (p < 0.52) {
+    if (fw == 0 && i % 2) printf " [%s] iteration %8d/  500000 | consumed samples: %12d | elapsed time per iteration (ms): %.1f | throughput per GPU (TFLOP/s/GPU): %.1f | learning rate: 1.499E-04 | global batch size:  1024 | lm loss: %.6E | loss scale: 1.0 | grad norm: %.3f | number of skipped iterations:   0 | number of nan iterations:   0 |\n", "2025-03-14 " hms(t), i, i * 1024, 1800 + rand() * 50, 400 + rand() * 9, 2 + rand(), 0.5 + rand() > f
+    else if (fw == 0) printf "Epoch 0: :  %2d%%|%s| %d/500000 [%s<120:00:00, reduced_train_loss=%.3f, global_step=%d.0, consumed_samples=%d.0, train_step_timing in s=%.2f]\n", i % 100, bar(i % 100), i, hms(t - 29100), 2 + rand(), i, i * 1024, 1 + rand() * 0.1 > f
+    else if (fw == 1 && i < lines / 100) printf "[2025-03-14 %s,%03d] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] OVERFLOW! Rank %d Skipping step. Attempted loss scale: %d, reducing to %d\n", hms(t), i % 1000, r, 2 ^ (32 - i % 16), 2 ^ (31 - i % 16) > f
+    else if (fw == 1 && i % 2) printf "[2025-03-14 %s,%03d] [INFO] [logging.py:96:log_dist] [Rank %d] step=%d, skipped=%d, lr=[0.000149], mom=[(0.9, 0.95)]\n", hms(t), i % 1000, r, i, 7 > f
+    else if (fw == 1) printf "[2025-03-14 %s,%03d] [INFO] [timer.py:260:stop] epoch=0/micro_step=%d/global_step=%d, RunningAvgSamplesPerSec=%.2f, CurrSamplesPerSec=%.2f, MemAllocated=10.2GB, MaxMemAllocated=20.13GB\n", hms(t), i % 1000, 2 * i, i, 45 + rand(), 45 + rand() > f
+    else if (fw == 2 && i % 2) printf "{\047loss\047: %.4f, \047grad_norm\047: %.4f, \047learning_rate\047: 1.9e-05, \047epoch\047: %.2f}\n", 2 + rand(), 0.5 + rand(), i / lines > f
+    else if (fw == 2) printf " %2d%%|%s| %d/%d [%s<%s,  1.01s/it]\n", int(100 * i / lines), bar(int(100 * i / lines)), i, lines, hms(t - 29100), hms(lines - i) > f
+    else printf "Epoch %d:  %2d%%|%s| %d/1000 [05:12<06:21,  1.44it/s, v_num=0, train_loss=%.3f]\n", int(i / 1000), int(i % 1000 / 10), bar(int(i % 1000 / 10)), i % 1000, 2 + rand() > f
+  } else if (p < 0.60) {
+    op = int(rand() * 8)
+    if (op == 0) printf "%s:%d:%d [%d] NCCL INFO Channel %02d/32 :    0   1   2   3   4   5   6   7\n", h, pid, pid, g, i % 32 > f
+    else if (op == 1) printf "%s:%d:%d [%d] NCCL INFO Trees [0] %d/-1/-1->%d->%d [1] %d/-1/-1->%d->%d\n", h, pid, pid, g, r + 1, r, r - 1, r + 1, r, r - 1 > f
+    else if (op == 2) printf "%s:%d:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/IB/%d/GDRDMA\n", h, pid, pid + 7, g, i % 32, r, g, r + 8, g, g > f
+    else if (op == 3) printf "%s:%d:%d [%d] NCCL INFO Connected all rings\n", h, pid, pid, g > f
+    else if (op == 4) printf "%s:%d:%d [%d] NCCL INFO Using network IB\n", h, pid, pid, g > f
+    else if (op == 5) printf "%s:%d:%d [%d] NCCL INFO comm 0x55d0%04x rank %d nRanks %d nNodes %d localRanks 8 localRank %d MNNVL 0\n", h, pid, pid, g, i % 65536, r, nodes * 8, nodes, g > f
+    else if (op == 6) printf "%s:%d:%d [%d] NCCL INFO ncclCommInitRank comm 0x55d0%04x rank %d nranks %d cudaDev %d nvmlDev %d busId %s000 commId 0x9f3e%04x - Init START\n", h, pid, pid, g, i % 65536, r, nodes * 8, g, g, bus[g + 1], i % 65536 > f
+    else printf "%s:%d:%d [%d] NCCL INFO cudaDriverVersion 12040\n", h, pid, pid, g > f
+  } else {
+    printf "[rank%d]: step %d data loader: fetched %d samples in %.3f s, tokens/s %.1f, mem %.2f GiB\n", r, i, 128, rand() * 0.01, 38000 + rand() * 900, 60 + rand() * 2 > f
+  }
+  # Local rank 0 of each node prints what the job script asked for: a DCGM dmon row every 50 lines and
+  # an nvidia-smi -q section every 2000.
+  if (g == 0 && i % 50 == 25) printf "GPU %d     %.3f  %.3f  %.3f  %.3f  %d  %d\n", int(rand() * 8), 0.9 + rand() / 20, 0.4 + rand() / 20, 0.5, 0.3, 620, 1410 > f
+  if (g == 0 && i % 2000 == 1000) {
+    printf "==============NVSMI LOG==============\n\nTimestamp                                 : Fri Mar 14 %s 2025\nDriver Version                            : 550.54.15\nCUDA Version                              : 12.4\n\nAttached GPUs                             : 8\nGPU 00000000:%s:00.0\n", hms(t), bus[1 + int(rand() * 8)] > f
+    printf "    ECC Mode\n        Current                           : Enabled\n        Pending                           : Enabled\n    ECC Errors\n        Volatile\n            SRAM Correctable              : 0\n            SRAM Uncorrectable Parity     : 0\n            SRAM Uncorrectable SEC-DED    : 0\n            DRAM Correctable              : 0\n            DRAM Uncorrectable            : 0\n        Aggregate\n            SRAM Correctable              : 0\n            SRAM Uncorrectable Parity     : 0\n            DRAM Correctable              : 0\n            DRAM Uncorrectable            : 0\n" > f
+    printf "    Retired Pages\n        Single Bit ECC                    : N/A\n        Double Bit ECC                    : N/A\n        Pending Page Blacklist            : N/A\n    Remapped Rows\n        Correctable Error                 : 0\n        Uncorrectable Error               : 0\n        Pending                           : No\n        Remapping Failure Occurred        : No\n        Bank Remap Availability Histogram\n            Max                           : 640 bank(s)\n            High                          : 0 bank(s)\n            Partial                       : 0 bank(s)\n            Low                           : 0 bank(s)\n            None                          : 0 bank(s)\n" > f
+  }
+}
 function node(n) { return sprintf("node%04d", n) }
 BEGIN {
   srand(seed)
@@ -115,9 +165,11 @@ BEGIN {
       printf "%s:%d:%d [%d] NCCL INFO NET/IB : Using [0]mlx5_%d:1/IB ; OOB ib0:%s<0>\n", h, pid, pid + 7, g, g, ip > f
       printf "%s:%d:%d [%d] NCCL INFO comm 0x55d0%04x rank %d nranks %d cudaDev %d nvmlDev %d busId %s000 commId 0x9f3e1c2b - Init COMPLETE\n", h, pid, pid + 7, g, r % 65536, r, nranks, g, g, bus[g + 1] > f
       dead = (scen == "app-exception" || scen == "noise" || scen == "host-oom") && n == bad && g == badgpu
+      opcount = 0
       for (i = 0; i < lines; i++) {
         t = t0 + int(i * (tf - t0) / lines)
-        if (i % 50 == 0) printf "[2025-03-14 %s] iteration %6d/ 500000 | consumed samples: %10d | elapsed time per iteration (ms): %.1f | learning rate: 1.499E-04 | global batch size:  1024 | lm loss: %.6E | loss scale: 1.0 | grad norm: %.3f |\n", hms(t), i, i * 1024, 1800 + rand() * 50, 2 + rand(), 0.5 + rand() > f
+        if (mix == "real") real_line(f, h, pid, g, r, i, t, n, scen == "hang" && n == bad && g == badgpu && i > lines * 0.99)
+        else if (i % 50 == 0) printf "[2025-03-14 %s] iteration %6d/ 500000 | consumed samples: %10d | elapsed time per iteration (ms): %.1f | learning rate: 1.499E-04 | global batch size:  1024 | lm loss: %.6E | loss scale: 1.0 | grad norm: %.3f |\n", hms(t), i, i * 1024, 1800 + rand() * 50, 2 + rand(), 0.5 + rand() > f
         else if (i % 7 == 0) printf "%s:%d:%d [%d] NCCL INFO Channel %02d/32 : %d[%d] -> %d[%d] via P2P/IPC/read\n", h, pid, pid + 7, g, i % 32, r, g, (r + 1) % nranks, (g + 1) % 8 > f
         else printf "[rank%d]: step %d data loader: fetched %d samples in %.3f s, tokens/s %.1f, mem %.2f GiB\n", r, i, 128, rand() * 0.01, 38000 + rand() * 900, 60 + rand() * 2 > f
       }
@@ -146,4 +198,4 @@ BEGIN {
     }
   }
 }'
-echo "generated $SCENARIO tier $TIER seed $SEED in $OUT ($(du -sh "$OUT" | cut -f1))" >&2
+echo "generated $SCENARIO tier $TIER ($MIX mix) seed $SEED in $OUT ($(du -sh "$OUT" | cut -f1))" >&2

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Every generator scenario at tier S (~100 MB each) is diagnosed as its truth.toml says.
+# Every generator scenario at tier S (~100 MB each) is diagnosed as its truth.toml says, and again
+# in the real mix of benign lines (near twins of fault lines; smaller: 3,000 lines per rank), at
+# --threads 1 and 2 with byte-identical reports.
 # Usage: scenarios_test.sh PATH/TO/attribution
 set -euo pipefail
 ATTR="$(readlink -f "$1")"
@@ -44,6 +46,21 @@ for s in xid79 ib-flap ecc app-exception host-oom hang noise; do
     rm -rf "$WORK/bundle-tty"
   fi
   rm -rf "${WORK:?}/$s" "${WORK:?}/bundle-$s"
+done
+for s in xid79 ib-flap ecc app-exception host-oom hang noise; do
+  bash "$HERE/generate.sh" --scenario "$s" --tier S --mix real --lines 3000 --seed 5 --out "$WORK/$s" 2>/dev/null
+  "$ATTR" diagnose --config "$WORK/$s/attribution.toml" --format json --threads 2 > "$WORK/real.json"
+  "$ATTR" diagnose --config "$WORK/$s/attribution.toml" --format json --threads 1 > "$WORK/real-1.json"
+  want() { sed -n "s/^$1 = \"\\(.*\\)\"/\\1/p" "$WORK/$s/truth.toml"; }
+  got=$(jq -r '[.outcome.family, .outcome.blame, (.root_causes[0].host // ""), (.root_causes[0].pci // "")] | join(" ")' "$WORK/real.json")
+  expect="$(want family) $(want blame) $(want root_host) $(want root_gpu_pci)"
+  [ -n "$(want root_gpu_pci)" ] || got="${got% *} "
+  if [ "$got" = "$expect" ] && cmp -s "$WORK/real.json" "$WORK/real-1.json"; then
+    echo "ok: $s in the real mix: $got" >&2; passed=$((passed + 1))
+  else
+    echo "FAIL: $s in the real mix: got '$got', want '$expect' (or the reports differ by thread count)" >&2; failed=$((failed + 1))
+  fi
+  rm -rf "${WORK:?}/$s"
 done
 echo "generator scenarios: $passed passed, $failed failed"
 [ "$failed" = 0 ]
