@@ -43,7 +43,6 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
     }
   }
   for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
-  m->prefilter_ = std::make_unique<LiteralSearch>(m->literals_);
   m->first_pair_.assign(size_t{1} << 16, 0);
   for (auto& [lit, rule_ids] : owners) {
     uint32_t k = static_cast<uint32_t>(m->forward_literals_.size());
@@ -85,7 +84,11 @@ std::unique_ptr<LiteralSearch> Matcher::tuned_prefilter(std::string_view sample)
 
 size_t Matcher::next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search) const {
   if (from >= buf.size()) return std::string_view::npos;
-  size_t pos = (search ? search : prefilter_.get())->find(buf, from);
+  if (!search) {  // built on first use: the scan brings its own, tuned to its input
+    std::call_once(prefilter_once_, [this] { prefilter_ = std::make_unique<LiteralSearch>(literals_); });
+    search = prefilter_.get();
+  }
+  size_t pos = search->find(buf, from);
   if (pos == std::string_view::npos) return pos;
   size_t nl = buf.rfind('\n', pos);
   size_t start = nl == std::string_view::npos ? 0 : nl + 1;
@@ -104,7 +107,7 @@ void Matcher::match_line(std::string_view line, Stream stream, std::vector<int>*
   rules_with_literal(line, &owners);
   for (int idx : owners) {
     const Rule& r = rules_.rules[idx];
-    if (r.lines == 1 && r.reads_stream(stream) && RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *r.re))
+    if (r.lines == 1 && r.reads_stream(stream) && RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex()))
       hits->push_back(idx);
   }
 }
@@ -133,7 +136,7 @@ void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>*
     const Rule& r = rules_.rules[idx];
     if (!r.reads_stream(stream)) continue;
     if (r.lines > 1) blocks->push_back(idx);
-    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *r.re)) hits->push_back(idx);
+    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) hits->push_back(idx);
   }
   for (int r : *hits)
     if (rules_.rules[r].role == Role::benign) {

@@ -4,6 +4,7 @@
 // patterns of only the rules whose literals the line holds, then captures only for those hits.
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,7 +52,8 @@ class Matcher {
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
   size_t longest_literal_ = 0;
-  std::unique_ptr<LiteralSearch> prefilter_;
+  mutable std::once_flag prefilter_once_;
+  mutable std::unique_ptr<LiteralSearch> prefilter_;  // the untuned one
   // Each literal by its first 4 bytes (every literal has at least 4), with a filter on its first 2:
   // a line is walked once to find the literals it holds.
   std::vector<uint8_t> first_pair_;                          // 65,536 flags

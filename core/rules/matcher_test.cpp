@@ -80,7 +80,7 @@ void naive_rules(const RuleSet& set, std::string_view line, std::vector<int>* hi
     for (const auto& l : r.literals) literal |= line.find(l) != std::string_view::npos;
     if (r.tail || !literal || !r.reads_stream(Stream::applog)) continue;
     if (r.lines > 1) blocks->push_back(static_cast<int>(i));
-    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), *r.re)) hits->push_back(static_cast<int>(i));
+    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) hits->push_back(static_cast<int>(i));
   }
 }
 

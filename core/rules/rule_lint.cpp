@@ -31,7 +31,7 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
           if (other == lit || at == std::string::npos) continue;
           std::string swapped = r.match[i].line;
           swapped.replace(at, other.size(), lit);
-          if (RE2::PartialMatch(swapped, *r.re)) {
+          if (RE2::PartialMatch(swapped, r.regex())) {
             reachable = true;
             break;
           }
@@ -49,7 +49,7 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
     }
 
     if (r.re) {
-      int size = r.re->ProgramSize();
+      int size = r.regex().ProgramSize();
       if (size > program_budget)
         add(true, fmt::format("RE2 program size {} is above the budget of {}: simplify the pattern (split the "
                               "rule, bound repetitions)",

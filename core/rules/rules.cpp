@@ -4,12 +4,14 @@
 #include "core/base/json_writer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fnmatch.h>
 #include <re2/re2.h>
+#include <thread>
 
 #include "core/base/digest.hpp"
 #include "core/base/duration.hpp"
@@ -292,15 +294,24 @@ Status parse_rule_samples(const toml::table& t, const TomlReader& rr, Rule& rule
   return Ok{};
 }
 
-// The pattern compiled, and the `when` conditions over its captures.
-Status compile_rule(const toml::table& t, const TomlReader& rr, Rule& rule) {
+RE2::Options pattern_options() {
   RE2::Options opt;
   opt.set_log_errors(false);
-  auto re = std::make_shared<RE2>(rule.pattern, opt);
-  if (!re->ok()) return rr.error("pattern", "pattern does not compile: " + re->error());
+  return opt;
+}
+
+// The pattern compiled (or, `checked`, deferred to first use), and the `when` conditions over its
+// captures.
+Status compile_rule(const toml::table& t, const TomlReader& rr, Rule& rule, bool checked) {
   std::set<std::string, std::less<>> names;
-  for (const auto& [i, name] : re->CapturingGroupNames()) names.insert(name);
-  rule.re = std::move(re);
+  if (checked) {
+    rule.re = std::make_shared<RulePattern>(rule.pattern);
+  } else {
+    auto re = std::make_shared<RE2>(rule.pattern, pattern_options());
+    if (!re->ok()) return rr.error("pattern", "pattern does not compile: " + re->error());
+    for (const auto& [i, name] : re->CapturingGroupNames()) names.insert(name);
+    rule.re = std::make_shared<RulePattern>(std::move(re));
+  }
   std::vector<std::string> when;
   if (const toml::node* w = t.get("when"); w && w->is_string()) when.push_back(*w->value<std::string>());
   else ATTRIBUTION_TRY(when, rr.str_list("when"));
@@ -310,13 +321,13 @@ Status compile_rule(const toml::table& t, const TomlReader& rr, Rule& rule) {
     if (!c) return rr.error("when", fmt::format("'{}': {}", text, why));
     for (const std::string* side : {&c->left, &c->right})
       if (std::isalpha(static_cast<unsigned char>(side->front())) || side->front() == '_')
-        if (!names.count(*side)) return rr.error("when", fmt::format("'{}': the pattern has no capture '{}'", text, *side));
+        if (!checked && !names.count(*side)) return rr.error("when", fmt::format("'{}': the pattern has no capture '{}'", text, *side));
     rule.when.push_back(std::move(*c));
   }
   return Ok{};
 }
 
-Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index) {
+Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index, bool checked) {
   TomlReader r(t, file, fmt::format("rule[{}]", index));
   Rule rule;
   rule.file = file;
@@ -330,7 +341,7 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   if (auto st = parse_rule_precedence(t, rr, rule); !st) return st.error();
   if (auto st = parse_rule_variants(t, rr, rule); !st) return st.error();
   if (auto st = parse_rule_samples(t, rr, rule); !st) return st.error();
-  if (auto st = compile_rule(t, rr, rule); !st) return st.error();
+  if (auto st = compile_rule(t, rr, rule, checked); !st) return st.error();
   if (rule.tail && rule.lines > 1) return rr.error("tail", "a tail rule reads one line: drop `lines`");
   return rule;
 }
@@ -367,7 +378,8 @@ Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, s
 
 }  // namespace
 
-Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics) {
+Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics,
+                                      bool checked) {
   auto doc = parse_toml(text, file);
   if (!doc) return doc.error();
   std::vector<Rule> out;
@@ -391,7 +403,7 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
   for (const auto& el : *arr) {
     const toml::table* t = el.as_table();
     if (!t) return make_error(ErrorKind::rules, "each rule must be a [[rule]] table", file, 0);
-    auto rule = parse_rule(*t, file, i++);
+    auto rule = parse_rule(*t, file, i++, checked);
     if (!rule) return as_rules_error(rule.error());
     out.push_back(std::move(rule.value()));
   }
@@ -399,7 +411,7 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
 }
 
 bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
-  const RE2& re = *rule.re;
+  const RE2& re = rule.regex();
   int n = re.NumberOfCapturingGroups();
   std::vector<re2::StringPiece> groups(n + 1);
   if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
@@ -428,13 +440,13 @@ Status check_samples(const Rule& rule) {
     return false;
   };
   std::set<std::string, std::less<>> names;
-  for (const auto& [i, name] : rule.re->CapturingGroupNames()) names.insert(name);
+  for (const auto& [i, name] : rule.regex().CapturingGroupNames()) names.insert(name);
   for (size_t i = 0; i < rule.match.size(); ++i) {
     const Sample& s = rule.match[i];
     if (!literal_hit(s.line)) return fail(s, fmt::format("match sample {} contains none of the literals", i + 1));
     std::map<std::string, std::string> got;
     if (!rule_captures(rule, s.line, &got)) {
-      if (rule.when.empty() || !RE2::PartialMatch(s.line, *rule.re))
+      if (rule.when.empty() || !RE2::PartialMatch(s.line, rule.regex()))
         return fail(s, fmt::format("match sample {} does not match the pattern", i + 1));
       return fail(s, fmt::format("match sample {} matches the pattern, but a `when` condition does not hold", i + 1));
     }
@@ -497,39 +509,79 @@ bool compiled_in(const RuleSource& s) {
 }
 }  // namespace
 
+namespace {
+struct ParsedSource {
+  Result<std::vector<Rule>> rules = std::vector<Rule>{};
+  std::vector<MetricSpec> metrics;
+  bool checked = false;
+};
+
+// Every source parsed, on up to as many threads as there are cores: parsing the built-in TOML is
+// most of a small diagnosis's start-up. Results stay in source order.
+std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources) {
+  std::vector<ParsedSource> parsed(sources.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < sources.size();) {
+      parsed[i].checked = compiled_in(sources[i]);
+      parsed[i].rules = parse_rules(sources[i].text, sources[i].name, &parsed[i].metrics, parsed[i].checked);
+    }
+  };
+  size_t n = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), sources.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return parsed;
+}
+}  // namespace
+
 Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources) {
   std::map<std::string, Rule> by_id;
   std::map<std::string, MetricSpec> metrics;
   Sha256 digest;
-  auto add = [&](std::string_view text, const std::string& name, bool user, bool checked) -> Status {
-    std::vector<MetricSpec> file_metrics;
-    auto rules = parse_rules(text, name, &file_metrics);
-    if (!rules) return rules.error();
+  std::vector<ParsedSource> parsed = parse_sources(sources);
+  auto add = [&](ParsedSource& p, std::string_view text, const std::string& name, bool user) -> Status {
+    if (!p.rules) return p.rules.error();
     digest.update(name).update("\n").update(text).update("\n");
     std::set<std::string> seen;
-    for (auto& r : *rules) {
+    for (auto& r : *p.rules) {
       if (!seen.insert(r.id).second)
         return make_error(ErrorKind::rules, fmt::format("rule id '{}' defined twice", r.id), name, r.line, r.id);
       if (!user && by_id.count(r.id))
         return make_error(ErrorKind::rules, fmt::format("built-in rule id '{}' defined twice", r.id), name, r.line, r.id);
-      if (!checked)
+      if (!p.checked)
         if (auto st = check_samples(r); !st) return st.error();
       by_id[r.id] = std::move(r);
     }
-    for (auto& m : file_metrics) {
+    for (auto& m : p.metrics) {
       if (!user && metrics.count(m.id))
         return make_error(ErrorKind::rules, fmt::format("metric id '{}' defined twice", m.id), name, m.line, m.id);
       metrics[m.id] = std::move(m);
     }
     return Ok{};
   };
-  for (const auto& s : sources)
-    if (auto st = add(s.text, s.name, s.user, compiled_in(s)); !st) return st.error();
+  for (size_t i = 0; i < sources.size(); ++i)
+    if (auto st = add(parsed[i], sources[i].text, sources[i].name, sources[i].user); !st) return st.error();
   RuleSet set;
   for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
   for (auto& [id, m] : metrics) set.metrics.push_back(std::move(m));
   set.digest = digest.hex();
   return set;
 }
+
+RulePattern::RulePattern(std::shared_ptr<const RE2> compiled) : re_(std::move(compiled)) {}
+RulePattern::RulePattern(std::string deferred) : pattern_(std::move(deferred)) {}
+RulePattern::~RulePattern() = default;
+
+const RE2& RulePattern::get() const {
+  // A pattern given compiled sets re_ before the object is shared; call_once orders the rest.
+  std::call_once(once_, [this] {
+    if (!re_) re_ = std::make_shared<RE2>(pattern_, pattern_options());
+  });
+  return *re_;
+}
+
+const RE2& Rule::regex() const { return re->get(); }
 
 }  // namespace attribution

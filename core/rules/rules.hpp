@@ -2,6 +2,7 @@
 // Rules as data: the model, the TOML loader and the sample checks (docs/rules.md).
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,6 +54,22 @@ struct Repeated {
 // no peer and no device fault.
 enum class Signal { error, timeout, teardown, library };
 
+// A rule's compiled pattern. A built-in ruleset as compiled in was checked when the binary was
+// built, so its patterns compile on first use: most rules meet no candidate line in a given job,
+// and compiling them all is most of a small diagnosis's start-up. Thread-safe.
+class RulePattern {
+ public:
+  explicit RulePattern(std::shared_ptr<const re2::RE2> compiled);  // compiled and checked now
+  explicit RulePattern(std::string deferred);                      // compiled on first use
+  ~RulePattern();
+  const re2::RE2& get() const;
+
+ private:
+  std::string pattern_;
+  mutable std::once_flag once_;
+  mutable std::shared_ptr<const re2::RE2> re_;
+};
+
 struct Rule {
   std::string id, title, pattern, category, family;
   std::optional<Blame> blame;  // required of causes
@@ -77,7 +94,9 @@ struct Rule {
   std::vector<Sample> match, no_match;
   std::string file;  // where it was defined, for messages
   long line = 0;
-  std::shared_ptr<const re2::RE2> re;
+  // The compiled pattern (shared by copies of the rule); see RulePattern.
+  std::shared_ptr<const RulePattern> re;
+  const re2::RE2& regex() const;
   bool reads_stream(Stream stream) const;
 };
 
@@ -107,8 +126,10 @@ struct RuleSet {
 
 // Parses one ruleset file's text; compiles patterns; does not run samples. `metrics` gets the
 // file's [[metric]] tables when non-null (they are an error otherwise).
+// `checked`: the text is a built-in ruleset as compiled in (its patterns were checked at build
+// time): patterns compile on first use.
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file,
-                                      std::vector<MetricSpec>* metrics = nullptr);
+                                      std::vector<MetricSpec>* metrics = nullptr, bool checked = false);
 // A rule file, or the *.toml files of a directory in name order.
 std::vector<std::string> list_rule_files(const std::string& path);
 // One ruleset file's name and text, as loaded: what a bundle keeps so a replay uses the same rules.
