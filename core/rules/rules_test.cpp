@@ -4,6 +4,10 @@
 #include "core/rules/rules.hpp"
 #include "tests/test_util.hpp"
 
+#include <re2/re2.h>
+
+#include <thread>
+
 using namespace attribution;
 
 namespace {
@@ -202,4 +206,34 @@ TEST_CASE("built-in rulesets as compiled in load without re-running samples; cha
     return;
   }
   FAIL("no built-in ruleset has a match sample table to alter");
+}
+
+TEST_CASE("a checked ruleset's patterns compile on first use, once, from any thread") {
+  const char* text = R"(
+[[rule]]
+id = "t.lazy"
+title = "t"
+literals = ["Xid "]
+pattern = 'Xid (?P<code>\d+)'
+role = "context"
+match = [{ line = "Xid 79" }]
+)";
+  auto rules = parse_rules(text, "t.toml", nullptr, true);
+  REQUIRE(rules);
+  const Rule& r = rules->front();
+  std::vector<const re2::RE2*> seen(4);
+  std::vector<std::thread> pool;
+  for (size_t i = 0; i < seen.size(); ++i) pool.emplace_back([&, i] { seen[i] = &r.regex(); });
+  for (auto& t : pool) t.join();
+  for (const auto* p : seen) CHECK(p == seen.front());
+  CHECK(seen.front()->ok());
+  std::map<std::string, std::string> caps;
+  CHECK(rule_captures(r, "NVRM: Xid 79", &caps));
+  CHECK(caps["code"] == "79");
+  Rule copy = r;  // copies share the compiled pattern
+  CHECK(&copy.regex() == seen.front());
+  // Unchecked, a pattern that does not compile is an error at load, as before.
+  std::string bad = text;
+  bad.replace(bad.find("(?P<code>"), 9, "(?P<code");
+  CHECK_FALSE(parse_rules(bad, "t.toml"));
 }
