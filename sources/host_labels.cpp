@@ -43,4 +43,12 @@ std::vector<std::string> host_label_values(const std::vector<std::string>& nodes
   return names;
 }
 
+std::vector<std::vector<std::string>> host_groups(const std::vector<std::string>& values) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t i = 0; i < values.size(); i += kHostsPerQuery)
+    out.emplace_back(values.begin() + static_cast<std::ptrdiff_t>(i),
+                     values.begin() + static_cast<std::ptrdiff_t>(std::min(values.size(), i + kHostsPerQuery)));
+  return out;
+}
+
 }  // namespace attribution

@@ -5,12 +5,15 @@
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <iterator>
 #include <limits>
+#include <optional>
 #include <set>
 #include <simdjson.h>
 #include <tuple>
 
 #include "core/base/text.hpp"
+#include "sources/host_labels.hpp"
 #include "sources/transport/http_auth.hpp"
 
 namespace attribution {
@@ -133,60 +136,73 @@ struct Kept {
 };
 
 // What the pages gave: lines kept by host, lines whose stream names no host, how many pages
-// answered, and the fault that stopped paging (empty: none).
+// answered, and the fault that stopped paging (empty: none) with the pages before it.
 struct LokiRead {
   std::map<std::string, std::vector<Kept>> by_host;
   int64_t no_host = 0;
   int pages_ok = 0;
   std::string failure;
+  int pages_before_failure = 0;
+  size_t groups = 1;  // host groups paged
 };
 
-// Pages forward through the window. Each page starts at the previous page's last time, inclusive,
-// so the entries taken at that instant (`boundary`) are skipped when they come again.
+// Pages forward through the window, a request at a time (the caller fetches them, several
+// pagers' at once). Each page starts at the previous page's last time, inclusive, so the entries
+// taken at that instant (`boundary`) are skipped when they come again.
 class LokiPager {
  public:
-  LokiPager(const LokiSettings& src, const Workload& w, const std::string& query, const SourceHttp& hs)
-      : src_(src), w_(w), query_(query), hs_(hs), limit_(std::clamp<int64_t>(src.limit, 1, kMaxLimit)) {
+  LokiPager(const LokiSettings& src, const Workload& w, std::string query, const SourceHttp& hs)
+      : src_(src), w_(w), query_(std::move(query)), hs_(hs), limit_(std::clamp<int64_t>(src.limit, 1, kMaxLimit)) {
     if (const std::string& auth = hs.auth; !auth.empty()) secrets_.push_back(auth.substr(auth.rfind(' ') + 1));
     if (auto p = secret_from_env(src.password_env)) secrets_.push_back(*p);
     headers_ = hs.headers;
     if (!src.org_id.empty()) headers_.push_back("X-Scope-OrgID: " + src.org_id);
+    // Loki's end is exclusive: one microsecond past the window keeps its last instant.
+    from_ = w_.window.start * 1000;
+    to_ = (w_.window.end + 1) * 1000;
   }
 
-  LokiRead read(HttpClient& http, SourceCoverage& cov) {
-    // Loki's end is exclusive: one microsecond past the window keeps its last instant.
-    int64_t from = w_.window.start * 1000;
-    const int64_t to = (w_.window.end + 1) * 1000;
-    for (int page_no = 1;; ++page_no) {
-      if (page_no > kMaxPages) {
-        out_.failure = fmt::format("stopped after {} pages of {} entries", kMaxPages, limit_);
-        break;
-      }
-      auto page = fetch(http, from, to);
-      if (!page) {
-        out_.failure = page.error().message;
-        break;
-      }
-      cov.bytes += page->second;  // only answers count as bytes read: an error page is no data
-      ++out_.pages_ok;
-      int64_t last = take(page->first, from);
-      if (static_cast<int64_t>(page->first.entries.size()) < limit_ || last >= to) break;
-      if (last <= from) {  // a whole page at one instant: paging cannot move past it
-        out_.failure =
-            fmt::format("more than {} entries at {}: raise limit or narrow the query", limit_, format_rfc3339(last / 1000));
-        break;
-      }
-      from = last;
+  // The next page's request, or nothing when paging is over.
+  std::optional<HttpRequest> next() {
+    if (done_) return std::nullopt;
+    if (page_no_ > kMaxPages) {
+      stop(fmt::format("stopped after {} pages of {} entries", kMaxPages, limit_));
+      return std::nullopt;
     }
-    return std::move(out_);
+    std::string url = fmt::format("{}/loki/api/v1/query_range?query={}&start={}&end={}&limit={}&direction=forward",
+                                  hs_.base, url_encode(query_), from_, to_, limit_);
+    return HttpRequest{url, headers_, hs_.options};
   }
+
+  // The answer to next()'s request.
+  void answer(const Result<HttpResponse>& r, SourceCoverage& cov) {
+    ++page_no_;
+    auto page = read_page(r);
+    if (!page) return stop(page.error().message);
+    cov.bytes += page->second;  // only answers count as bytes read: an error page is no data
+    ++out_.pages_ok;
+    int64_t last = take(page->first, from_);
+    if (static_cast<int64_t>(page->first.entries.size()) < limit_ || last >= to_) {
+      done_ = true;
+      return;
+    }
+    if (last <= from_)  // a whole page at one instant: paging cannot move past it
+      return stop(fmt::format("more than {} entries at {}: raise limit or narrow the query", limit_,
+                              format_rfc3339(last / 1000)));
+    from_ = last;
+  }
+
+  LokiRead take_read() { return std::move(out_); }
 
  private:
+  void stop(std::string failure) {
+    out_.failure = std::move(failure);
+    out_.pages_before_failure = out_.pages_ok;
+    done_ = true;
+  }
+
   // One page and its size in bytes; an Error's message says what went wrong, secrets masked.
-  Result<std::pair<LokiPage, int64_t>> fetch(HttpClient& http, int64_t from, int64_t to) {
-    std::string url = fmt::format("{}/loki/api/v1/query_range?query={}&start={}&end={}&limit={}&direction=forward",
-                                  hs_.base, url_encode(query_), from, to, limit_);
-    auto r = http.get(HttpRequest{url, headers_, hs_.options});
+  Result<std::pair<LokiPage, int64_t>> read_page(const Result<HttpResponse>& r) const {
     if (!r) return make_error(ErrorKind::input, transport_fault(r.error().message, src_.timeout));
     if (r->status != 200) return make_error(ErrorKind::input, http_fault(*r, secrets_));
     auto page = parse_loki_streams(r->body);
@@ -224,9 +240,12 @@ class LokiPager {
 
   const LokiSettings& src_;
   const Workload& w_;
-  const std::string& query_;
+  std::string query_;
   const SourceHttp& hs_;
-  const int64_t limit_;
+  int64_t limit_;
+  int64_t from_ = 0, to_ = 0;
+  int page_no_ = 1;
+  bool done_ = false;
   std::vector<std::string> secrets_;  // masked in any server text quoted back
   std::vector<std::string> headers_;
   std::set<std::tuple<std::string, int64_t, std::string>> boundary_;  // entries at boundary_ns_ already taken
@@ -277,8 +296,10 @@ void settle_loki(const LokiRead& read, int64_t kept, const LokiSettings& src, So
       cov.reason = read.failure;
     } else {
       cov.status = SourceStatus::partial;
-      cov.reason = fmt::format("page {} failed: {}; kept {} line(s) from {} earlier page(s)", read.pages_ok + 1,
-                               read.failure, kept, read.pages_ok);
+      cov.reason = read.groups == 1 ? fmt::format("page {} failed: {}; kept {} line(s) from {} earlier page(s)",
+                                                  read.pages_ok + 1, read.failure, kept, read.pages_ok)
+                                    : fmt::format("{}; kept {} line(s) from {} page(s) of {} host groups", read.failure,
+                                                  kept, read.pages_ok, read.groups);
     }
     cov.problems.push_back(read.failure);
   } else if (kept == 0) {
@@ -370,6 +391,59 @@ std::string loki_line(int64_t ns, const std::string& host, std::string_view line
   return fmt::format("{} {} loki: {}", stamp, host, line);
 }
 
+namespace {
+
+// One query per group of hosts when the query selects them ({hosts_regex}), else the one query.
+std::vector<std::string> loki_queries(const LokiSettings& src, const Workload& w) {
+  if (!src.query.empty() && src.query.find("{hosts_regex}") == std::string::npos) return {loki_query(src, w)};
+  std::vector<std::string> out;
+  for (const auto& group : host_groups(host_label_values(w.nodes, src.host_map))) {
+    Workload part = w;
+    part.nodes = group;
+    LokiSettings only = src;
+    only.host_map.clear();  // the group already holds the mapped values it needs
+    out.push_back(loki_query(only, part));
+  }
+  return out;
+}
+
+// Every group's pages: a round fetches each unfinished group's next page, `parallel` at a time,
+// so paging stays in order within a group while groups overlap. Reads merge in group order.
+LokiRead read_pages(const LokiSettings& src, const Workload& w, const SourceHttp& hs, HttpClient& http,
+                    SourceCoverage& cov) {
+  std::vector<LokiPager> pagers;
+  for (auto& q : loki_queries(src, w)) pagers.emplace_back(src, w, std::move(q), hs);
+  for (;;) {
+    std::vector<size_t> who;
+    std::vector<HttpRequest> requests;
+    for (size_t g = 0; g < pagers.size(); ++g)
+      if (auto r = pagers[g].next()) who.push_back(g), requests.push_back(std::move(*r));
+    if (requests.empty()) break;
+    std::vector<Result<HttpResponse>> answers = http.get_all(requests, src.parallel);
+    for (size_t i = 0; i < who.size(); ++i) pagers[who[i]].answer(answers[i], cov);
+  }
+  LokiRead all;
+  all.groups = pagers.size();
+  for (size_t g = 0; g < pagers.size(); ++g) {
+    LokiRead r = pagers[g].take_read();
+    for (auto& [host, lines] : r.by_host) {
+      auto& to = all.by_host[host];
+      to.insert(to.end(), std::make_move_iterator(lines.begin()), std::make_move_iterator(lines.end()));
+    }
+    all.no_host += r.no_host;
+    if (all.failure.empty() && !r.failure.empty()) {
+      all.failure = pagers.size() == 1 ? r.failure
+                                       : fmt::format("host group {} of {}: page {} failed: {}", g + 1, pagers.size(),
+                                                     r.pages_before_failure + 1, r.failure);
+      all.pages_before_failure = r.pages_before_failure;
+    }
+    all.pages_ok += r.pages_ok;
+  }
+  return all;
+}
+
+}  // namespace
+
 std::vector<InputFile> collect_loki(const LokiSettings& src, size_t source_index, const Workload& w, HttpClient& http,
                                     SourceCoverage& cov) {
   cov.hosts_expected = static_cast<int64_t>(w.nodes.size());
@@ -390,7 +464,7 @@ std::vector<InputFile> collect_loki(const LokiSettings& src, size_t source_index
     cov.reason = hs.error().message;
     return {};
   }
-  LokiRead read = LokiPager(src, w, query, *hs).read(http, cov);
+  LokiRead read = read_pages(src, w, *hs, http, cov);
   int64_t kept = 0;
   auto out = host_inputs(read, hs->base, query, source_index, cov, &kept);
   settle_loki(read, kept, src, cov);
@@ -399,7 +473,7 @@ std::vector<InputFile> collect_loki(const LokiSettings& src, size_t source_index
 
 Result<std::shared_ptr<const SourceSettings>> LokiKind::parse(const TomlReader& r, const ParseContext&) const {
   if (auto st = r.only_keys({"name", "kind", "url", "host_label", "host_map", "timeout", "token_env", "token_file",
-                             "username", "password_env", "ca_file", "query", "org_id", "limit", "stream"});
+                             "username", "password_env", "ca_file", "query", "org_id", "limit", "stream", "parallel"});
       !st)
     return st.error();
   auto s = std::make_shared<LokiSettings>();

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <fmt/format.h>
 
 #include "core/scan/line_prefix.hpp"
 #include "core/rules/matcher.hpp"
@@ -377,4 +378,52 @@ host_map = { "fluent-bit-x7k2p" = "node03" }
   bad("step = \"15s\"\n", "step");  // a prometheus key
   bad("stream = \"metrics\"\n", "stream");
   CHECK_FALSE(parse_config("[[source]]\nname = \"l\"\nkind = \"loki\"\n", "c.toml"));  // no url
+}
+
+TEST_CASE("a big job pages per group of hosts: short queries, the same lines as one query") {
+  // 130 nodes: 3 groups of at most 64; node01-04 (the fixtures' hosts) sit in the second.
+  Workload w = job();
+  w.nodes.clear();
+  for (int i = 0; i < 130; ++i) w.nodes.push_back(i >= 64 && i < 68 ? fmt::format("node{:02d}", i - 63) : fmt::format("gpu{:03d}", i));
+  LokiSettings s = kernel_source();
+  s.parallel = 3;
+  auto group_url = [&](size_t g, int64_t from) {
+    Workload part = w;
+    part.nodes.assign(w.nodes.begin() + static_cast<std::ptrdiff_t>(g * 64),
+                      w.nodes.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(130, g * 64 + 64)));
+    return "http://loki:3100/loki/api/v1/query_range?query=" + url_encode(loki_query(s, part)) + "&start=" +
+           std::to_string(from) + "&end=1741946172000001000&limit=3&direction=forward";
+  };
+  ReplayHttpClient http;
+  http.set_default(HttpResponse{200, test::fixture("loki/empty.json")});
+  http.add(group_url(1, kWindowStartNs), HttpResponse{200, test::fixture("loki/kernel-page1.json")});
+  http.add(group_url(1, kT3), HttpResponse{200, test::fixture("loki/kernel-page2.json")});
+  http.add(group_url(1, kT4), HttpResponse{200, test::fixture("loki/kernel-page3.json")});
+  SourceCoverage cov;
+  auto files = collect_loki(s, 0, w, http, cov);
+  // Round 1: the three groups' first pages; then group 2 alone pages on.
+  REQUIRE(http.seen_urls.size() == 5);
+  CHECK(http.seen_urls[0] == group_url(0, kWindowStartNs));
+  CHECK(http.seen_urls[1] == group_url(1, kWindowStartNs));
+  CHECK(http.seen_urls[2] == group_url(2, kWindowStartNs));
+  CHECK(http.seen_urls[3] == group_url(1, kT3));
+  CHECK(http.seen_urls[4] == group_url(1, kT4));
+  CHECK(http.seen_urls[0].find("gpu063") != std::string::npos);
+  CHECK(http.seen_urls[0].find("gpu068") == std::string::npos);
+  CHECK(cov.status == SourceStatus::ok);
+  REQUIRE(files.size() == 3);
+  CHECK(count(*files[2].text, "): 79,") == 1);  // the boundary repeat dropped within the group
+  CHECK(count(*files[2].text, "\n") == 3);
+}
+
+TEST_CASE("config: parallel is a whole number from 1 to 64") {
+  auto parse = [](const std::string& extra) {
+    return parse_config("[[source]]\nname = \"l\"\nkind = \"loki\"\nurl = \"http://loki:3100\"\n" + extra, "c.toml");
+  };
+  REQUIRE(parse(""));
+  CHECK(static_cast<const LokiSettings&>(*parse("")->sources[0].settings).parallel == 4);
+  CHECK(static_cast<const LokiSettings&>(*parse("parallel = 16\n")->sources[0].settings).parallel == 16);
+  auto bad = parse("parallel = 0\n");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("parallel = 0 is not between 1 and 64") != std::string::npos);
 }

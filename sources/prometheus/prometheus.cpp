@@ -155,21 +155,41 @@ std::string collect_prometheus(const PrometheusSettings& src, const std::vector<
     cov.reason = http_src.error().message;
     return {};
   }
-  const std::string& base = http_src->base;
+  // Every request up front: per metric, per group of hosts (a short query), per time chunk (a
+  // series is at most kMaxPointsPerSeries long); then fetched `parallel` at a time.
+  struct Task {
+    size_t spec;
+    HttpRequest request;
+  };
+  std::vector<Task> tasks;
   const double step_s = static_cast<double>(src.step) / kMicrosPerSecond;
   const Micros span = src.step * (kMaxPointsPerSeries - 1);
+  const std::vector<std::vector<std::string>> groups = host_groups(host_label_values(w.nodes, src.host_map));
+  for (size_t k = 0; k < specs.size(); ++k)
+    for (const auto& group : groups) {
+      std::string query = scoped_query(specs[k].selector, group, src.host_labels);
+      for (Micros from = w.window.start; from <= w.window.end; from += span + src.step) {
+        Micros to = std::min(w.window.end, from + span);
+        std::string url = fmt::format("{}/api/v1/query_range?query={}&start={:.3f}&end={:.3f}&step={}", http_src->base,
+                                      url_encode(query), from / 1e6, to / 1e6, number(step_s));
+        tasks.push_back(Task{k, HttpRequest{url, http_src->headers, http_src->options}});
+      }
+    }
+  std::vector<HttpRequest> requests;
+  for (const auto& t : tasks) requests.push_back(t.request);
+  std::vector<Result<HttpResponse>> answers = http.get_all(requests, src.parallel);
+
+  // Read in request order: a metric's first failed request fails it, and what came after is unread.
   std::vector<std::string> lines;
   std::set<std::string> hosts_seen;
   int failed = 0;
-  for (const MetricSpec& spec : specs) {
-    std::string query = scoped_query(spec.selector, host_label_values(w.nodes, src.host_map), src.host_labels);
+  for (size_t t = 0, k = 0; k < specs.size(); ++k) {
+    const MetricSpec& spec = specs[k];
     std::map<std::string, MetricSeries> merged;
     bool ok = true;
-    for (Micros from = w.window.start; from <= w.window.end && ok; from += span + src.step) {
-      Micros to = std::min(w.window.end, from + span);
-      std::string url = fmt::format("{}/api/v1/query_range?query={}&start={:.3f}&end={:.3f}&step={}", base, url_encode(query),
-                                    from / 1e6, to / 1e6, number(step_s));
-      auto r = http.get(HttpRequest{url, http_src->headers, http_src->options});
+    for (; t < tasks.size() && tasks[t].spec == k; ++t) {
+      if (!ok) continue;
+      const Result<HttpResponse>& r = answers[t];
       std::string problem;
       if (!r) problem = r.error().message;
       else {
@@ -219,7 +239,7 @@ std::string collect_prometheus(const PrometheusSettings& src, const std::vector<
 
 Result<std::shared_ptr<const SourceSettings>> PrometheusKind::parse(const TomlReader& r, const ParseContext&) const {
   if (auto st = r.only_keys({"name", "kind", "url", "host_label", "host_map", "timeout", "token_env", "token_file",
-                             "username", "password_env", "ca_file", "step"});
+                             "username", "password_env", "ca_file", "step", "parallel"});
       !st)
     return st.error();
   auto s = std::make_shared<PrometheusSettings>();

@@ -3,6 +3,9 @@
 #include "sources/prometheus/prometheus.hpp"
 #include "tests/test_util.hpp"
 
+#include <algorithm>
+#include <fmt/format.h>
+
 using namespace attribution;
 
 namespace {
@@ -111,7 +114,10 @@ TEST_CASE("collect: ranges split at 11,000 points, credentials from a file, HTTP
   CHECK(text.empty());
   CHECK(cov.status == SourceStatus::error);
   CHECK(cov.reason.find("Couldn't connect") != std::string::npos);
-  REQUIRE(http.seen_headers.size() == 1);  // the first chunk failed; the rest of that metric is skipped
+  // Both chunks were asked for at once (parallel fetch); the first failed, so the metric failed
+  // once and the second answer was not read.
+  REQUIRE(http.seen_headers.size() == 2);
+  CHECK(cov.problems.size() == 1);
   const auto& h = http.seen_headers.front();
   CHECK(std::find(h.begin(), h.end(), "Authorization: Bearer s3cret") != h.end());
   CHECK(cov.reason.find("s3cret") == std::string::npos);
@@ -124,4 +130,35 @@ TEST_CASE("collect: ranges split at 11,000 points, credentials from a file, HTTP
   CHECK(ok.seen_urls[0].find("start=1736934600.000&end=1736945599.000&step=1") != std::string::npos);
   CHECK(ok.seen_urls[1].find("start=1736945600.000&end=1736952600.000") != std::string::npos);
   CHECK(cov2.status == SourceStatus::empty);  // answered, but no series for the job's hosts
+}
+
+TEST_CASE("a big job's metrics are queried per group of hosts, in parallel, read in order") {
+  Workload w;
+  for (int i = 0; i < 130; ++i) w.nodes.push_back(i == 100 ? "gpu-node03" : fmt::format("gpu-node{:03d}", i + 100));
+  w.start = 1736934600LL * kMicrosPerSecond;
+  w.end = *w.start + 3600 * kMicrosPerSecond;
+  w.window = Window{*w.start, *w.end};
+  w.window_known = true;
+  PrometheusSettings src;
+  src.url = "http://prom:9090";
+  src.host_labels = kLabels;
+  std::vector<MetricSpec> specs = {spec("dcgm.nvlink-crc-flit", "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "increase"),
+                                   spec("dcgm.xid", "DCGM_FI_DEV_XID_ERRORS", "changed")};
+  std::string text[2];
+  for (int parallel : {1, 4}) {
+    src.parallel = parallel;
+    ReplayHttpClient http;  // every query answers the one series of gpu-node03
+    http.set_default(HttpResponse{200, test::fixture("prometheus/prom-query_range-nvlink-crc-node03-gpu5.json")});
+    SourceCoverage cov;
+    text[parallel == 4] = collect_prometheus(src, specs, w, http, cov);
+    REQUIRE(http.seen_urls.size() == 6);  // 2 metrics x 3 groups of hosts (64, 64, 2) x 1 time chunk
+    CHECK(http.seen_urls[0].find("gpu-node163") != std::string::npos);
+    CHECK(http.seen_urls[0].find("gpu-node164") == std::string::npos);
+    CHECK(http.seen_urls[2].find("gpu-node229") != std::string::npos);
+    CHECK(cov.status == SourceStatus::ok);
+    CHECK(cov.hosts_covered == std::vector<std::string>{"gpu-node03"});
+  }
+  CHECK(text[0] == text[1]);
+  // One line per metric: the one series, though all three groups answered it.
+  CHECK(std::count(text[0].begin(), text[0].end(), '\n') == 2);
 }

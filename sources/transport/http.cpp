@@ -1,5 +1,8 @@
 #include "sources/transport/http.hpp"
 
+#include <atomic>
+#include <thread>
+
 #include <curl/curl.h>
 #include <fmt/format.h>
 #include <mutex>
@@ -94,6 +97,26 @@ Result<HttpResponse> CurlHttpClient::get(const HttpRequest& request) {
   curl_easy_cleanup(c);
   if (rc != CURLE_OK) return make_error(ErrorKind::input, describe_failure(rc, detail, options, url), url);
   return r;
+}
+
+std::vector<Result<HttpResponse>> HttpClient::get_all(const std::vector<HttpRequest>& requests, int parallel) {
+  std::vector<Result<HttpResponse>> out(requests.size(), Result<HttpResponse>(HttpResponse{}));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < requests.size();) out[i] = get(requests[i]);
+  };
+  size_t n = std::min(requests.size(), static_cast<size_t>(std::max(1, parallel)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+std::vector<Result<HttpResponse>> ReplayHttpClient::get_all(const std::vector<HttpRequest>& requests, int) {
+  std::vector<Result<HttpResponse>> out;
+  for (const auto& r : requests) out.push_back(get(r));
+  return out;
 }
 
 Result<HttpResponse> ReplayHttpClient::get(const HttpRequest& request) {

@@ -49,6 +49,9 @@ class HttpClient {
   Result<HttpResponse> get(const std::string& url, const std::vector<std::string>& headers) {
     return get(HttpRequest{url, headers, HttpOptions{}});
   }
+  // Every request, at most `parallel` at a time (a source's `parallel`); the answers in request
+  // order, so what a caller makes of them never depends on which came back first.
+  virtual std::vector<Result<HttpResponse>> get_all(const std::vector<HttpRequest>& requests, int parallel);
 };
 
 class CurlHttpClient : public HttpClient {
@@ -66,6 +69,9 @@ class ReplayHttpClient : public HttpClient {
   void add_error(const std::string& url, std::string message) { answers_[url].push_back(std::move(message)); }
   void set_default(HttpResponse r) { default_ = std::move(r); }  // for any URL not added
   Result<HttpResponse> get(const HttpRequest& request) override;
+  // One at a time, in request order: a URL recorded several times answers in the same order at
+  // any `parallel`.
+  std::vector<Result<HttpResponse>> get_all(const std::vector<HttpRequest>& requests, int parallel) override;
   std::vector<std::vector<std::string>> seen_headers;  // for tests of what was sent
   std::vector<std::string> seen_urls;
   std::vector<HttpOptions> seen_options;

@@ -80,6 +80,14 @@ Status parse_http_endpoint(const TomlReader& r, HttpEndpoint& out, std::string_v
     if (v) *field = *v;
   }
   if (out.url.empty()) return r.error("url", fmt::format("a {} source needs url = \"{}\"", what, example));
+  std::optional<int64_t> parallel;
+  ATTRIBUTION_TRY(parallel, r.integer("parallel"));
+  if (parallel) {
+    if (*parallel < 1 || *parallel > kMaxParallel)
+      return r.error("parallel", fmt::format("parallel = {} is not between 1 and {}", *parallel, kMaxParallel),
+                     "the requests a source keeps in flight at once; 4 by default");
+    out.parallel = static_cast<int>(*parallel);
+  }
   return r.positive_duration("timeout", out.timeout);
 }
 

@@ -17,9 +17,11 @@ namespace attribution {
 struct HttpEndpoint {
   std::string url, token_env, token_file, username, password_env, ca_file;
   Micros timeout = 30 * kMicrosPerSecond;
+  int parallel = 4;  // requests in flight at once: a big job's fetch waits on latency, not bytes
 };
-// Reads url, token_env, token_file, username, password_env, ca_file and timeout; `example` is
-// the url the error shows when it is missing.
+constexpr int kMaxParallel = 64;
+// Reads url, token_env, token_file, username, password_env, ca_file, timeout and parallel;
+// `example` is the url the error shows when it is missing.
 Status parse_http_endpoint(const TomlReader& r, HttpEndpoint& out, std::string_view what, std::string_view example);
 
 // What every request of an HTTP source (prometheus, loki) carries: JSON accepted, its

@@ -29,15 +29,25 @@ std::vector<RecordedProbe> RecordingRunner::probes() const {
   return probes_;
 }
 
-Result<HttpResponse> RecordingHttpClient::get(const HttpRequest& request) {
-  auto r = inner_.get(request);
+void RecordingHttpClient::record(const HttpRequest& request, const Result<HttpResponse>& r) {
   std::lock_guard lock(mu_);
   RecordedExchange e;
   e.url = url_without_userinfo(request.url);
   if (r) e.response = *r;
   else e.error = r.error().message;
   exchanges_.push_back(std::move(e));
+}
+
+Result<HttpResponse> RecordingHttpClient::get(const HttpRequest& request) {
+  auto r = inner_.get(request);
+  record(request, r);
   return r;
+}
+
+std::vector<Result<HttpResponse>> RecordingHttpClient::get_all(const std::vector<HttpRequest>& requests, int parallel) {
+  auto out = inner_.get_all(requests, parallel);
+  for (size_t i = 0; i < requests.size(); ++i) record(requests[i], out[i]);
+  return out;
 }
 
 std::vector<RecordedExchange> RecordingHttpClient::exchanges() const {

@@ -50,9 +50,13 @@ class RecordingHttpClient : public HttpClient {
   using HttpClient::get;
   explicit RecordingHttpClient(HttpClient& inner) : inner_(inner) {}
   Result<HttpResponse> get(const HttpRequest& request) override;
+  // The inner client's parallel fetch, recorded in request order: a bundle is the same bytes at
+  // any `parallel`.
+  std::vector<Result<HttpResponse>> get_all(const std::vector<HttpRequest>& requests, int parallel) override;
   std::vector<RecordedExchange> exchanges() const;
 
  private:
+  void record(const HttpRequest& request, const Result<HttpResponse>& r);
   HttpClient& inner_;
   mutable std::mutex mu_;
   std::vector<RecordedExchange> exchanges_;

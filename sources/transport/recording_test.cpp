@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 using namespace attribution;
 
 TEST_CASE("recording twins keep what came back and never the request headers") {
@@ -34,4 +38,58 @@ TEST_CASE("credentials in a URL's authority are cut out") {
   CHECK(url_without_userinfo("https://alice:pw@prom.example:9090/api?q=a@b") == "https://prom.example:9090/api?q=a@b");
   CHECK(url_without_userinfo("http://prom:9090/x") == "http://prom:9090/x");
   CHECK(url_without_userinfo("http://prom:9090/x?mail=a@b") == "http://prom:9090/x?mail=a@b");
+}
+
+namespace {
+// Answers each URL with its own text after a pause, and counts how many requests overlap.
+class SlowEcho : public HttpClient {
+ public:
+  using HttpClient::get;
+  Result<HttpResponse> get(const HttpRequest& request) override {
+    int now = ++in_flight;
+    for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --in_flight;
+    if (request.url.find("fail") != std::string::npos) return make_error(ErrorKind::input, "refused", request.url);
+    return HttpResponse{200, "body of " + request.url};
+  }
+  std::atomic<int> in_flight{0}, most{0};
+};
+
+std::vector<HttpRequest> numbered(int n) {
+  std::vector<HttpRequest> out;
+  for (int i = 0; i < n; ++i) out.push_back(HttpRequest{"http://x/" + std::to_string(i) + (i == 5 ? "/fail" : ""), {}, {}});
+  return out;
+}
+}  // namespace
+
+TEST_CASE("get_all keeps `parallel` requests in flight and answers in request order") {
+  for (int parallel : {1, 3, 8}) {
+    SlowEcho echo;
+    auto answers = echo.get_all(numbered(12), parallel);
+    REQUIRE(answers.size() == 12);
+    for (int i = 0; i < 12; ++i) {
+      INFO(i);
+      if (i == 5) CHECK_FALSE(answers[i]);
+      else CHECK(answers[i]->body == "body of http://x/" + std::to_string(i));
+    }
+    CHECK(echo.most == parallel);
+  }
+}
+
+TEST_CASE("a recorded parallel fetch is recorded in request order, and replays in it") {
+  SlowEcho echo;
+  RecordingHttpClient rec(echo);
+  auto answers = rec.get_all(numbered(10), 4);
+  auto ex = rec.exchanges();
+  REQUIRE(ex.size() == 10);
+  for (size_t i = 0; i < ex.size(); ++i) CHECK(ex[i].url == numbered(10)[i].url);
+  CHECK(ex[5].error == "refused");
+  ReplayHttpClient replay;
+  for (const auto& e : ex)
+    if (e.response) replay.add(e.url, *e.response);
+  auto again = replay.get_all(numbered(10), 4);
+  CHECK(replay.seen_urls.size() == 10);
+  CHECK(again[9]->body == answers[9]->body);
 }

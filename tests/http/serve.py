@@ -148,6 +148,9 @@ def main():
     if bool(args.tls_cert) != bool(args.tls_key):
         raise SystemExit("--tls-cert and --tls-key go together")
 
+    # socketserver's default backlog of 5 drops connections when a client opens many at once (a
+    # source's parallel fetch); a dropped SYN costs a second's retransmit.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True  # a stalled route must not keep the process alive on SIGTERM
     server.routes = load_routes(args.routes)
