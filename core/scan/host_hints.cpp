@@ -1,5 +1,6 @@
 #include "core/scan/host_hints.hpp"
 #include "core/base/text.hpp"
+#include "core/rules/literal_search.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -197,9 +198,15 @@ std::string_view FileHosts::declared(size_t* where) {
   if (!declared_searched_) {
     declared_searched_ = true;
     std::string_view head = buf_.substr(0, kDeclaredSearch);
-    for (std::string_view key : {std::string_view("Set hostname to <"), std::string_view("HOSTNAME="),
-                                 std::string_view("Static hostname: ")}) {
-      size_t at = head.find(key);
+    // Each key's first occurrence, in one pass of the strided literal search (find would stop at
+    // every 'S' and 'H' of a 4 MiB head); then the keys in order, as they rank.
+    static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: "};
+    static const LiteralSearch kSearch({std::string(kKeys[0]), std::string(kKeys[1]), std::string(kKeys[2])});
+    size_t first[3] = {std::string_view::npos, std::string_view::npos, std::string_view::npos};
+    for (size_t at = 0, left = 3; left > 0 && (at = kSearch.find(head, at)) != std::string_view::npos; ++at)
+      for (size_t k = 0; k < 3; ++k)
+        if (first[k] == std::string_view::npos && head.substr(at, kKeys[k].size()) == kKeys[k]) first[k] = at, --left;
+    for (size_t at : first) {
       if (at == std::string_view::npos) continue;
       size_t start = head.rfind('\n', at);
       start = start == std::string_view::npos ? 0 : start + 1;

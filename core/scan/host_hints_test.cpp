@@ -53,3 +53,20 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/node033.log", nodes).empty());
   CHECK(host_from_file_name("x/train.log", nodes).empty());
 }
+
+TEST_CASE("a file's declared host: the first key in rank order whose line names a host") {
+  // HOSTNAME= comes first in the file, but systemd's record ranks first; a key whose line names
+  // no host (localhost) gives way to the next.
+  std::string text = "[    0.000000] Command line: ro HOSTNAME=from-cmdline\nnoise line\n"
+                     "systemd[1]: Set hostname to <localhost>.\n[    2.1] systemd[1]: Set hostname to <gpu-b-12>.\n";
+  size_t where = 0;
+  FileHosts a(text);
+  CHECK(a.declared(&where) == "from-cmdline");  // the first "Set hostname" line says localhost
+  CHECK(where == 0);
+  std::string ranked = "HOSTNAME=node-a\n" + std::string(5000, 'x') + "\nsystemd[1]: Set hostname to <node-b>.\n";
+  FileHosts b(ranked);
+  CHECK(b.declared(&where) == "node-b");
+  CHECK(where == ranked.find("systemd"));
+  FileHosts none("Static hostnames: none here\nSet hostname to\n");
+  CHECK(none.declared(&where).empty());
+}
