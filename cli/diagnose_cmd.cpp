@@ -271,7 +271,7 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
                 "Also keep the report in this store (SQLite file, created if missing; default: the config's "
                 "[store] path); see attribution history, nodes and serve")
       ->type_name("FILE");
-  d->add_flag("--timings", o->timings, "Print each pass's wall time on standard error (never in the report)");
+  d->add_flag("--timings", o->timings, "Print each pass's wall time, and the scan's candidate lines per GB and the time spent verifying them, on standard error (never in the report)");
   d->add_flag("--no-progress", o->no_progress,
               "No progress line (files, bytes, rate) on standard error; it is only drawn when that is a terminal");
   d->callback([o, exit_code] { *exit_code = run_diagnose(*o); });

@@ -40,6 +40,7 @@ for _ in 1 2 3; do
   for k in "${!CMDS[@]}"; do
     if [ "$k" = 1 ] && [ "$rg_stopped" = 1 ]; then continue; fi  # one round at the bound says enough
     /usr/bin/time -f "%e %M %U %S" -o "$WORK/time.txt" bash -c "${CMDS[$k]}" > /dev/null || true
+    sed -i '/^Command /d' "$WORK/time.txt"  # "Command exited with non-zero status 124": the bound
     if [ "$k" = 1 ] && [ "$(awk '{print int($1)}' "$WORK/time.txt")" -ge "$RG_TIMEOUT" ]; then rg_stopped=1; fi
     read -r wall kb user sys < "$WORK/time.txt"
     echo "$k $wall $kb $(awk "BEGIN{print $user + $sys}")" >> "$WORK/rounds.txt"
