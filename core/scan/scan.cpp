@@ -91,6 +91,19 @@ std::string input_sample(const Collection& c) {
   return sample;
 }
 
+// The bytes to scan, as far as a stat tells (a compressed file counts its stored size).
+uint64_t input_bytes(const Collection& c) {
+  uint64_t total = 0;
+  for (const InputFile& f : c.files) {
+    std::error_code ec;
+    if (f.text) total += f.text->size();
+    else if (f.extract) total += f.extract->text.size();
+    else if (auto n = std::filesystem::file_size(f.path, ec); !ec) total += n;
+  }
+  return total;
+}
+constexpr uint64_t kTuneFrom = uint64_t(16) << 20;
+
 constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pages behind it are released
 
 // Where a job's year-less stamps go (job_year below).
@@ -641,7 +654,10 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   const size_t per_file = findings_per_file(c.files.size());
   const JobYear year = job_year(c, workload);
   std::vector<FileScan> results(c.files.size());
-  std::unique_ptr<LiteralSearch> search = matcher.tuned_prefilter(input_sample(c));
+  // Tuning the prefilter to the input pays on gigabytes; on a few megabytes its set-up costs more
+  // than it saves, and the untuned one (built once per matcher) finds the same lines.
+  std::unique_ptr<LiteralSearch> search;
+  if (input_bytes(c) >= kTuneFrom) search = matcher.tuned_prefilter(input_sample(c));
   std::atomic<size_t> next{0};
   if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
   auto worker = [&] {
