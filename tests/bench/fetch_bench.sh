@@ -2,7 +2,9 @@
 # Fetch benchmark (run by hand, not by CI): a 1,000-node job's Prometheus and Loki sources against
 # tests/http/serve.py on 127.0.0.1, which answers every request after a fixed delay (a remote
 # server's latency). Times the whole diagnosis at each `parallel`, counts the requests the server
-# saw, and compares the wall time with (requests / parallel) x latency. Prints peak RSS too.
+# saw, and compares the wall time with (requests / parallel) x latency. Prints peak RSS too. Fails
+# when the reports or the request counts differ between `parallel` values (ctest fetch_parallel
+# runs it small: 200 nodes, 10 ms).
 # Usage: fetch_bench.sh [--attribution PATH] [--nodes N] [--latency SECONDS] [--parallel "1 4 16"]
 set -euo pipefail
 HERE="$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")"
@@ -54,11 +56,18 @@ TOML
   /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$ATTR" diagnose --config "$WORK/attribution.toml" --format json > "$WORK/report-$p.json" 2> "$WORK/stderr-$p.txt" || true
   read -r wall kb < "$WORK/time.txt"
   n=$(wc -l < "$WORK/requests.log")
+  [ -z "${want_n:-}" ] && want_n=$n
+  [ "$n" = "$want_n" ] || { echo "FAIL: $n requests at parallel $p, $want_n at the first" >&2; exit 1; }
   ideal=$(awk "BEGIN{print $n / $p * $LATENCY}")
   printf '| %8s | %8s | %8.2f | %22.2f | %7.2f | %11.1f |\n' "$p" "$n" "$wall" "$ideal" "$(awk "BEGIN{print $wall / $ideal}")" "$(awk "BEGIN{print $kb/1024}")"
 done
 first=$(echo "$PARALLEL" | awk '{print $1}')
+status=0
 for p in $PARALLEL; do
-  cmp -s "$WORK/report-$first.json" "$WORK/report-$p.json" || echo "REPORTS DIFFER between parallel $first and $p"
+  cmp -s "$WORK/report-$first.json" "$WORK/report-$p.json" || { echo "FAIL: reports differ between parallel $first and $p"; status=1; }
 done
-echo "reports identical at every parallel: $(jq -r '[.sources[] | "\(.name) \(.status)"] | join(", ")' "$WORK/report-$first.json")"
+# Both sources must have asked the server (their coverage says "empty", not "error"), at every parallel.
+[ "$(jq -r '[.sources[] | .status] | join(" ")' "$WORK/report-$first.json")" = "empty empty" ] ||
+  { echo "FAIL: sources: $(jq -c '[.sources[] | {name, status, reason}]' "$WORK/report-$first.json")"; status=1; }
+[ "$status" = 0 ] && echo "reports identical at every parallel: $(jq -r '[.sources[] | "\(.name) \(.status)"] | join(", ")' "$WORK/report-$first.json")"
+exit "$status"
