@@ -1,5 +1,7 @@
 #include "sources/host_labels.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 
 #include "core/base/identity.hpp"
@@ -41,6 +43,18 @@ std::vector<std::string> host_label_values(const std::vector<std::string>& nodes
   for (const auto& [value, node] : host_map)
     if (std::find(nodes.begin(), nodes.end(), node) != nodes.end()) names.push_back(value);
   return names;
+}
+
+std::string regex_alternation(const std::vector<std::string>& values) {
+  std::string alt;
+  for (const auto& v : values) {
+    if (!alt.empty()) alt += '|';
+    for (char c : v) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') alt += "\\\\";
+      alt += c;
+    }
+  }
+  return alt;
 }
 
 std::vector<std::vector<std::string>> host_groups(const std::vector<std::string>& values) {

@@ -26,6 +26,10 @@ std::string series_host(const std::map<std::string, std::string>& labels, const 
 std::vector<std::string> host_label_values(const std::vector<std::string>& nodes,
                                            const std::map<std::string, std::string>& host_map);
 
+// The values regex-escaped for a double-quoted PromQL or LogQL string (a backslash is written
+// twice there) and joined with '|'.
+std::string regex_alternation(const std::vector<std::string>& values);
+
 // The values in groups of at most kHostsPerQuery, in order: one query (or one Loki pager) per group
 // keeps a 1,000-node job's URLs short and lets a source fetch groups in parallel. A job of up to
 // kHostsPerQuery hosts is one group, one query.

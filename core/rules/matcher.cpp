@@ -35,7 +35,6 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
       m->tail_rules_.push_back(static_cast<int>(i));
       continue;
     }
-    if (r.lines > 1) m->block_rules_.push_back(static_cast<int>(i));
     m->literals_.insert(m->literals_.end(), r.literals.begin(), r.literals.end());
     for (const auto& l : r.literals) {
       auto& v = owners[l];
@@ -101,21 +100,22 @@ bool Matcher::has_literal(int index, std::string_view line) const {
   return false;
 }
 
-void Matcher::match_line(std::string_view line, Stream stream, std::vector<int>* hits) const {
-  hits->clear();
+void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {
   thread_local std::vector<int> owners;  // reused: no allocation per candidate line
   rules_with_literal(line, &owners);
+  hits->clear();
+  blocks->clear();
   for (int idx : owners) {
     const Rule& r = rules_.rules[idx];
-    if (r.lines == 1 && r.reads_stream(stream) && RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex()))
-      hits->push_back(idx);
+    if (!r.reads_stream(stream)) continue;
+    if (r.lines > 1) blocks->push_back(idx);
+    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) hits->push_back(idx);
   }
 }
 
-void Matcher::block_triggers(std::string_view line, Stream stream, std::vector<int>* hits) const {
-  hits->clear();
-  for (int idx : block_rules_)
-    if (rules_.rules[idx].reads_stream(stream) && has_literal(idx, line)) hits->push_back(idx);
+void Matcher::match_line(std::string_view line, Stream stream, std::vector<int>* hits) const {
+  thread_local std::vector<int> blocks;
+  candidate_rules(line, stream, hits, &blocks);
 }
 
 void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* hits) const {
@@ -127,17 +127,7 @@ void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* 
 }
 
 void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {
-  // One walk of the line finds the rules it may trigger; only their patterns run.
-  thread_local std::vector<int> owners;
-  rules_with_literal(line, &owners);
-  hits->clear();
-  blocks->clear();
-  for (int idx : owners) {
-    const Rule& r = rules_.rules[idx];
-    if (!r.reads_stream(stream)) continue;
-    if (r.lines > 1) blocks->push_back(idx);
-    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) hits->push_back(idx);
-  }
+  candidate_rules(line, stream, hits, blocks);
   for (int r : *hits)
     if (rules_.rules[r].role == Role::benign) {
       *hits = {r};

@@ -30,8 +30,6 @@ class Matcher {
   size_t longest_literal() const { return longest_literal_; }
   // Indices (into RuleSet::rules) of single-line rules reading `stream` that match `line`.
   void match_line(std::string_view line, Stream stream, std::vector<int>* hits) const;
-  // Multi-line rules whose literal is on `line` (their pattern runs on the joined block).
-  void block_triggers(std::string_view line, Stream stream, std::vector<int>* hits) const;
   // What the scan reads a line as: its single-line rule hits and its block triggers, except that a
   // line a benign rule knows is noise whatever else it looks like (then `hits` is that rule alone
   // and `blocks` is empty). `rules match` shows the same.
@@ -49,19 +47,21 @@ class Matcher {
   bool has_literal(int index, std::string_view line) const;
   // The forward-scan rules (single-line and block) with a literal in `line`, ascending.
   void rules_with_literal(std::string_view line, std::vector<int>* out) const;
+  // Of those reading `stream`: the single-line rules whose pattern matches, and the multi-line
+  // rules (their pattern runs on the joined block), both ascending.
+  void candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const;
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
   size_t longest_literal_ = 0;
   mutable std::once_flag prefilter_once_;
   mutable std::unique_ptr<LiteralSearch> prefilter_;  // the untuned one
-  // Each literal by its first 4 bytes (every literal has at least 4), with a filter on its first 2:
-  // a line is walked once to find the literals it holds.
+  // Each literal of 4 bytes or more by its first 4, with a filter on its first 2: a line is walked
+  // once to find the literals it holds. Shorter ones (user rules may have them) are searched for.
   std::vector<uint8_t> first_pair_;                          // 65,536 flags
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_head_;  // first 4 bytes -> literal indices
   std::vector<std::string> forward_literals_;                // distinct
   std::vector<std::vector<int>> literal_rules_;              // per forward literal, its rules
-  std::vector<uint32_t> short_literals_;                     // under 4 bytes (user rules): searched for
-  std::vector<int> block_rules_;
+  std::vector<uint32_t> short_literals_;                     // under 4 bytes
   std::vector<int> tail_rules_;
 };
 

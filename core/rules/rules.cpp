@@ -4,7 +4,6 @@
 #include "core/base/json_writer.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 
 #include "core/base/digest.hpp"
 #include "core/base/duration.hpp"
+#include "core/base/parallel.hpp"
 #include "core/base/toml_util.hpp"
 
 namespace attribution {
@@ -520,18 +520,10 @@ struct ParsedSource {
 // most of a small diagnosis's start-up. Results stay in source order.
 std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources) {
   std::vector<ParsedSource> parsed(sources.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < sources.size();) {
-      parsed[i].checked = compiled_in(sources[i]);
-      parsed[i].rules = parse_rules(sources[i].text, sources[i].name, &parsed[i].metrics, parsed[i].checked);
-    }
-  };
-  size_t n = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), sources.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  parallel_for(sources.size(), std::thread::hardware_concurrency(), [&](size_t i, size_t) {
+    parsed[i].checked = compiled_in(sources[i]);
+    parsed[i].rules = parse_rules(sources[i].text, sources[i].name, &parsed[i].metrics, parsed[i].checked);
+  });
   return parsed;
 }
 }  // namespace

@@ -209,16 +209,7 @@ TEST_CASE("built-in rulesets as compiled in load without re-running samples; cha
 }
 
 TEST_CASE("a checked ruleset's patterns compile on first use, once, from any thread") {
-  const char* text = R"(
-[[rule]]
-id = "t.lazy"
-title = "t"
-literals = ["Xid "]
-pattern = 'Xid (?P<code>\d+)'
-role = "context"
-match = [{ line = "Xid 79" }]
-)";
-  auto rules = parse_rules(text, "t.toml", nullptr, true);
+  auto rules = parse_rules(kGood, "t.toml", nullptr, true);
   REQUIRE(rules);
   const Rule& r = rules->front();
   std::vector<const re2::RE2*> seen(4);
@@ -228,12 +219,12 @@ match = [{ line = "Xid 79" }]
   for (const auto* p : seen) CHECK(p == seen.front());
   CHECK(seen.front()->ok());
   std::map<std::string, std::string> caps;
-  CHECK(rule_captures(r, "NVRM: Xid 79", &caps));
-  CHECK(caps["code"] == "79");
+  CHECK(rule_captures(r, "NVRM: Xid (PCI:0000:91:00): 79, pid=1", &caps));
+  CHECK(caps["xid"] == "79");
   Rule copy = r;  // copies share the compiled pattern
   CHECK(&copy.regex() == seen.front());
   // Unchecked, a pattern that does not compile is an error at load, as before.
-  std::string bad = text;
-  bad.replace(bad.find("(?P<code>"), 9, "(?P<code");
+  std::string bad = kGood;
+  bad.replace(bad.find("(?P<pci>"), 8, "(?P<pci");
   CHECK_FALSE(parse_rules(bad, "t.toml"));
 }

@@ -12,13 +12,13 @@
 #include <fmt/format.h>
 #include <map>
 #include <set>
-#include <thread>
 #include <tuple>
 
 #include "core/base/text.hpp"
 #include "core/scan/host_hints.hpp"
 #include "core/base/identity.hpp"
 #include "core/base/json_writer.hpp"
+#include "core/base/parallel.hpp"
 #include "core/scan/line_prefix.hpp"
 #include "core/rules/literal_search.hpp"
 #include "core/scan/source_status.hpp"
@@ -658,30 +658,22 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
   // than it saves, and the untuned one (built once per matcher) finds the same lines.
   std::unique_ptr<LiteralSearch> search;
   if (input_bytes(c) >= kTuneFrom) search = matcher.tuned_prefilter(input_sample(c));
-  std::atomic<size_t> next{0};
   if (progress) progress->files_total = static_cast<int64_t>(c.files.size());
-  auto worker = [&] {
-    ReadBuffer buffer;
-    for (size_t i; (i = next.fetch_add(1)) < c.files.size();) {
-      const InputFile& f = c.files[i];
-      results[i] =
-          FileScanner(f, static_cast<int64_t>(i), c.sources[f.source], matcher, search.get(), workload, year, record,
-                      per_file, &buffer, progress && progress->measure_verify)
-              .run();
-      if (progress) {
-        progress->bytes_done += results[i].bytes;
-        progress->candidate_lines += results[i].candidates;
-        progress->matching_lines += results[i].matching;
-        progress->verify_ns += results[i].verify_ns;
-        progress->files_done += 1;
-      }
+  const size_t n = static_cast<size_t>(std::max(1, threads));
+  std::vector<ReadBuffer> buffers(n);  // one per thread, reused across its files
+  parallel_for(c.files.size(), n, [&](size_t i, size_t worker) {
+    const InputFile& f = c.files[i];
+    results[i] = FileScanner(f, static_cast<int64_t>(i), c.sources[f.source], matcher, search.get(), workload, year,
+                             record, per_file, &buffers[worker], progress && progress->measure_verify)
+                     .run();
+    if (progress) {
+      progress->bytes_done += results[i].bytes;
+      progress->candidate_lines += results[i].candidates;
+      progress->matching_lines += results[i].matching;
+      progress->verify_ns += results[i].verify_ns;
+      progress->files_done += 1;
     }
-  };
-  int n = std::max(1, std::min<int>(threads, static_cast<int>(c.files.size())));
-  std::vector<std::thread> pool;
-  for (int i = 1; i < n; ++i) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  });
 
   ScanResult out;
   if (record)

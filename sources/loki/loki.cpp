@@ -362,26 +362,17 @@ Result<LokiPage> parse_loki_streams(std::string_view body) {
   return page;
 }
 
-std::string loki_hosts_regex(const LokiSettings& src, const Workload& w) {
-  std::string alt;
-  for (const auto& h : host_label_values(w.nodes, src.host_map)) {
-    if (!alt.empty()) alt += '|';
-    // A regex escape inside a double-quoted LogQL string is written with two backslashes.
-    for (char c : h) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') alt += "\\\\";
-      alt += c;
-    }
-  }
-  return alt;
-}
-
-std::string loki_query(const LokiSettings& src, const Workload& w) {
+std::string loki_query(const LokiSettings& src, const Workload& w, const std::vector<std::string>& hosts) {
   std::string q = src.query;
   if (q.empty()) q = fmt::format("{{{}=~\"{{hosts_regex}}\"}}", src.host_labels.empty() ? "host" : src.host_labels.front());
-  replace_all(q, "{hosts_regex}", loki_hosts_regex(src, w));
+  replace_all(q, "{hosts_regex}", regex_alternation(hosts));
   replace_all(q, "{job}", w.id);
   replace_all(q, "{namespace}", w.pods.empty() ? std::string() : w.pods.front().ns);  // Kueue only
   return q;
+}
+
+std::string loki_query(const LokiSettings& src, const Workload& w) {
+  return loki_query(src, w, host_label_values(w.nodes, src.host_map));
 }
 
 std::string loki_line(int64_t ns, const std::string& host, std::string_view line) {
@@ -397,13 +388,7 @@ namespace {
 std::vector<std::string> loki_queries(const LokiSettings& src, const Workload& w) {
   if (!src.query.empty() && src.query.find("{hosts_regex}") == std::string::npos) return {loki_query(src, w)};
   std::vector<std::string> out;
-  for (const auto& group : host_groups(host_label_values(w.nodes, src.host_map))) {
-    Workload part = w;
-    part.nodes = group;
-    LokiSettings only = src;
-    only.host_map.clear();  // the group already holds the mapped values it needs
-    out.push_back(loki_query(only, part));
-  }
+  for (const auto& group : host_groups(host_label_values(w.nodes, src.host_map))) out.push_back(loki_query(src, w, group));
   return out;
 }
 

@@ -51,12 +51,10 @@ struct LokiPage {
 // Loki's error status, or a result that is not log streams.
 Result<LokiPage> parse_loki_streams(std::string_view body);
 
-// The job's nodes (and host_map values naming them) regex-escaped for a double-quoted LogQL
-// string, joined with '|'.
-std::string loki_hosts_regex(const LokiSettings& source, const Workload& workload);
-
 // The source's LogQL with {job} {hosts_regex} {namespace} filled in; without a `query`, the
-// job's hosts through the first host label.
+// job's hosts through the first host label. {hosts_regex} selects `hosts` (label values), by
+// default the job's nodes and the host_map values naming them.
+std::string loki_query(const LokiSettings& source, const Workload& workload, const std::vector<std::string>& hosts);
 std::string loki_query(const LokiSettings& source, const Workload& workload);
 
 // "2025-03-14T09:41:43.123456Z node03 loki: <line>": an RFC 3339 stamp and a syslog-style host

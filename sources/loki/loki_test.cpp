@@ -388,10 +388,9 @@ TEST_CASE("a big job pages per group of hosts: short queries, the same lines as 
   LokiSettings s = kernel_source();
   s.parallel = 3;
   auto group_url = [&](size_t g, int64_t from) {
-    Workload part = w;
-    part.nodes.assign(w.nodes.begin() + static_cast<std::ptrdiff_t>(g * 64),
-                      w.nodes.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(130, g * 64 + 64)));
-    return "http://loki:3100/loki/api/v1/query_range?query=" + url_encode(loki_query(s, part)) + "&start=" +
+    std::vector<std::string> group(w.nodes.begin() + static_cast<std::ptrdiff_t>(g * 64),
+                                   w.nodes.begin() + static_cast<std::ptrdiff_t>(std::min<size_t>(130, g * 64 + 64)));
+    return "http://loki:3100/loki/api/v1/query_range?query=" + url_encode(loki_query(s, w, group)) + "&start=" +
            std::to_string(from) + "&end=1741946172000001000&limit=3&direction=forward";
   };
   ReplayHttpClient http;

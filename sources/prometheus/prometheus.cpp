@@ -84,15 +84,7 @@ Result<std::vector<MetricSeries>> parse_query_range(std::string_view body) {
 
 std::string scoped_query(const std::string& metric, const std::vector<std::string>& hosts,
                          const std::vector<std::string>& host_labels) {
-  // Inside a PromQL string a regex backslash is written twice.
-  std::string alt;
-  for (const auto& h : hosts) {
-    if (!alt.empty()) alt += '|';
-    for (char c : h) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') alt += "\\\\";
-      alt += c;
-    }
-  }
+  const std::string alt = regex_alternation(hosts);
   std::string q;
   for (const auto& label : host_labels) {
     if (!q.empty()) q += " or ";
@@ -157,11 +149,8 @@ std::string collect_prometheus(const PrometheusSettings& src, const std::vector<
   }
   // Every request up front: per metric, per group of hosts (a short query), per time chunk (a
   // series is at most kMaxPointsPerSeries long); then fetched `parallel` at a time.
-  struct Task {
-    size_t spec;
-    HttpRequest request;
-  };
-  std::vector<Task> tasks;
+  std::vector<HttpRequest> requests;
+  std::vector<size_t> spec_of;  // per request, its metric
   const double step_s = static_cast<double>(src.step) / kMicrosPerSecond;
   const Micros span = src.step * (kMaxPointsPerSeries - 1);
   const std::vector<std::vector<std::string>> groups = host_groups(host_label_values(w.nodes, src.host_map));
@@ -172,11 +161,10 @@ std::string collect_prometheus(const PrometheusSettings& src, const std::vector<
         Micros to = std::min(w.window.end, from + span);
         std::string url = fmt::format("{}/api/v1/query_range?query={}&start={:.3f}&end={:.3f}&step={}", http_src->base,
                                       url_encode(query), from / 1e6, to / 1e6, number(step_s));
-        tasks.push_back(Task{k, HttpRequest{url, http_src->headers, http_src->options}});
+        requests.push_back(HttpRequest{url, http_src->headers, http_src->options});
+        spec_of.push_back(k);
       }
     }
-  std::vector<HttpRequest> requests;
-  for (const auto& t : tasks) requests.push_back(t.request);
   std::vector<Result<HttpResponse>> answers = http.get_all(requests, src.parallel);
 
   // Read in request order: a metric's first failed request fails it, and what came after is unread.
@@ -187,7 +175,7 @@ std::string collect_prometheus(const PrometheusSettings& src, const std::vector<
     const MetricSpec& spec = specs[k];
     std::map<std::string, MetricSeries> merged;
     bool ok = true;
-    for (; t < tasks.size() && tasks[t].spec == k; ++t) {
+    for (; t < requests.size() && spec_of[t] == k; ++t) {
       if (!ok) continue;
       const Result<HttpResponse>& r = answers[t];
       std::string problem;

@@ -1,7 +1,8 @@
 #include "sources/transport/http.hpp"
 
-#include <atomic>
-#include <thread>
+#include <algorithm>
+
+#include "core/base/parallel.hpp"
 
 #include <curl/curl.h>
 #include <fmt/format.h>
@@ -101,15 +102,8 @@ Result<HttpResponse> CurlHttpClient::get(const HttpRequest& request) {
 
 std::vector<Result<HttpResponse>> HttpClient::get_all(const std::vector<HttpRequest>& requests, int parallel) {
   std::vector<Result<HttpResponse>> out(requests.size(), Result<HttpResponse>(HttpResponse{}));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < requests.size();) out[i] = get(requests[i]);
-  };
-  size_t n = std::min(requests.size(), static_cast<size_t>(std::max(1, parallel)));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  parallel_for(requests.size(), static_cast<size_t>(std::max(1, parallel)),
+               [&](size_t i, size_t) { out[i] = get(requests[i]); });
   return out;
 }
 

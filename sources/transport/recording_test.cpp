@@ -41,20 +41,29 @@ TEST_CASE("credentials in a URL's authority are cut out") {
 }
 
 namespace {
-// Answers each URL with its own text after a pause, and counts how many requests overlap.
+// Answers each URL with its own text, and counts how many requests overlap. Until `expect`
+// requests have been in flight at once, each waits for more (at most 2 s), so the count does not
+// depend on how fast threads start; more than `expect` at once is seen too.
 class SlowEcho : public HttpClient {
  public:
   using HttpClient::get;
+  explicit SlowEcho(int expect) : expect_(expect) {}
   Result<HttpResponse> get(const HttpRequest& request) override {
     int now = ++in_flight;
     for (int seen = most.load(); now > seen && !most.compare_exchange_weak(seen, now);) {
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (most < expect_ && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // room for one too many to show
     --in_flight;
     if (request.url.find("fail") != std::string::npos) return make_error(ErrorKind::input, "refused", request.url);
     return HttpResponse{200, "body of " + request.url};
   }
   std::atomic<int> in_flight{0}, most{0};
+
+ private:
+  int expect_;
 };
 
 std::vector<HttpRequest> numbered(int n) {
@@ -66,7 +75,7 @@ std::vector<HttpRequest> numbered(int n) {
 
 TEST_CASE("get_all keeps `parallel` requests in flight and answers in request order") {
   for (int parallel : {1, 3, 8}) {
-    SlowEcho echo;
+    SlowEcho echo(parallel);
     auto answers = echo.get_all(numbered(12), parallel);
     REQUIRE(answers.size() == 12);
     for (int i = 0; i < 12; ++i) {
@@ -79,7 +88,7 @@ TEST_CASE("get_all keeps `parallel` requests in flight and answers in request or
 }
 
 TEST_CASE("a recorded parallel fetch is recorded in request order, and replays in it") {
-  SlowEcho echo;
+  SlowEcho echo(4);
   RecordingHttpClient rec(echo);
   auto answers = rec.get_all(numbered(10), 4);
   auto ex = rec.exchanges();
