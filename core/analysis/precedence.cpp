@@ -165,8 +165,10 @@ std::string repeated_on_one_gpu(const Timeline& t, const RuleSet& rules, size_t 
 }
 
 // A root cause's host: the peer when several machines report a weak cause about their links to it;
-// else its own; else the one peer that every symptom it explains names, if they all name the same
-// one (a dead node is named by the peers that lost it).
+// else its own; else the one host that the other reports of the same fault it explains name (the
+// step's "Detected oom-kill events" has no host, srun's "node12: task 7: Out Of Memory" has); else
+// the one peer that every symptom it explains names, if they all name the same one (a dead node is
+// named by the peers that lost it).
 std::string host_from_peers(const Timeline& t, const RuleSet& rules, const RootCause& r) {
   const Finding& f = t.findings[r.finding];
   // A weak cause about a link to a peer that several machines report: the peer is the suspect.
@@ -177,6 +179,13 @@ std::string host_from_peers(const Timeline& t, const RuleSet& rules, const RootC
     if (reporters.size() >= 2) return f.peer;
   }
   if (!f.host.empty()) return f.host;
+  std::set<std::string> same_fault;
+  for (size_t i : r.explained) {
+    const Finding& g = t.findings[i];
+    if (!g.host.empty() && rules.rules[g.rule].role == Role::cause && rules.rules[g.rule].category == rules.rules[f.rule].category)
+      same_fault.insert(g.host);
+  }
+  if (same_fault.size() == 1) return *same_fault.begin();
   std::set<std::string> peers;
   for (size_t i : r.explained)
     if (!t.findings[i].peer.empty()) peers.insert(t.findings[i].peer);
@@ -349,6 +358,22 @@ Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::
   return link;
 }
 
+// A weak (fallback) cause that stronger causes outweigh and none names in its `explains`: it joins the
+// root of its own category, else of its family, else the first root, so it is not left "unexplained".
+Link outweighed(size_t i, const Timeline& t, const RuleSet& rules, const std::vector<size_t>& roots) {
+  const Rule& weak = rules.rules[t.findings[i].rule];
+  size_t pick = 0;
+  auto find = [&](auto same) {
+    for (size_t k = 0; k < roots.size(); ++k)
+      if (same(rules.rules[t.findings[roots[k]].rule])) return std::optional<size_t>(k);
+    return std::optional<size_t>();
+  };
+  if (auto k = find([&](const Rule& r) { return r.category == weak.category; })) pick = *k;
+  else if (auto k2 = find([&](const Rule& r) { return r.family == weak.family; })) pick = *k2;
+  const Rule& root = rules.rules[t.findings[roots[pick]].rule];
+  return Link{i, pick, fmt::format("{} is a weak cause, outweighed by {}", weak.id, root.id)};
+}
+
 // With no root cause: the suspect the residual evidence points at, strongest localisation first.
 std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
   std::vector<GroupProgress> progress = rank_progress(t, rules);
@@ -401,6 +426,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
       link.same_fault = dem.repeats.count(i) > 0 && dem.demoted_by[i] == r;
     } else {
       link = link_symptom(i, t, rules, causes, dem, roots, root_index);
+      if (!link.root && role == Role::cause && !roots.empty()) link = outweighed(i, t, rules, roots);
     }
     if (link.root) d.roots[*link.root].explained.push_back(i);
     d.links.push_back(std::move(link));

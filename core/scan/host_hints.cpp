@@ -84,8 +84,11 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   };
   while (!w.empty() && (peel(true) || peel(false))) {
   }
+  // "node-21", "host-3", "compute-0-12": a machine word and its numbers is a machine's name.
+  bool machine_numbered = w.size() >= 2 && (w[0] == "node" || w[0] == "host" || w[0] == "compute") &&
+                          std::all_of(w.begin() + 1, w.end(), numeric);
   bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
-  if (w.empty() || all_common) return "";
+  if (w.empty() || (all_common && !machine_numbered)) return "";
   std::string out;
   for (const auto& x : w) out += (out.empty() ? "" : "-") + x;
   return out;

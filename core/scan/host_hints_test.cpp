@@ -43,6 +43,8 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/ssh-jean-zay-iam06.txt", none) == "jean-zay-iam06");
   CHECK(host_from_file_name("x/node12-dmesg-2.log", none) == "node12");
   CHECK(host_from_file_name("x/ip-10-0-0-7.log", none) == "ip-10-0-0-7");
+  CHECK(host_from_file_name("x/dmesg_node-21_20261201.log", none) == "node-21");
+  CHECK(host_from_file_name("x/host-3-kern.log", none) == "host-3");
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
