@@ -142,6 +142,46 @@ burst = "2h"
 match = [{ line = "elapsed time per iteration (ms): 812.4" }]
 
 [[rule]]
+id = "t.oom-count"
+title = "OOM kills counted for the step"
+literals = ["oom_kill event"]
+pattern = 'Detected (?P<count>\d+) oom_kill event'
+role = "cause"
+category = "host_oom"
+family = "host-oom"
+blame = "application"
+priority = 65
+explains = ["role:symptom", "t.task-oom"]
+match = [{ line = "slurmstepd: error: Detected 1 oom_kill event in StepId=4242.0." }]
+
+[[rule]]
+id = "t.task-oom"
+title = "A task out of memory"
+literals = [": Out Of Memory"]
+pattern = 'srun: error: (?P<host>[^:\s]+): task \d+: Out Of Memory'
+role = "cause"
+category = "host_oom"
+family = "host-oom"
+blame = "application"
+priority = 60
+explains = ["role:symptom"]
+match = [{ line = "srun: error: node2: task 7: Out Of Memory" }]
+
+[[rule]]
+id = "t.weak-link"
+title = "One RDMA completion error"
+literals = ["Got completion from peer"]
+pattern = 'Got completion from peer (?P<peer>\S+) with error 12'
+role = "cause"
+fallback = true
+category = "ib_link_error"
+family = "network-fabric"
+blame = "infrastructure"
+priority = 38
+explains = ["role:symptom"]
+match = [{ line = "NET/IB : Got completion from peer 10.0.0.2<4242> with error 12" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

@@ -176,3 +176,45 @@ TEST_CASE("Xid 13 from several processes on one GPU, and no other GPU, is read a
     for (const auto& reading : r) CHECK(reading.empty());
   }
 }
+
+TEST_CASE("a cause with no host takes the one host the other reports of its fault name") {
+  Builder b;
+  b.add("t.oom-count", "", kT0);
+  b.add("t.task-oom", "node2", kT0 + kMicrosPerSecond);
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(b.rule_of(t, d.roots[0].finding).id == "t.oom-count");
+  CHECK(d.roots[0].host == "node2");
+
+  // Two hosts named: no guess.
+  Builder two;
+  two.add("t.oom-count", "", kT0);
+  two.add("t.task-oom", "node2", kT0 + kMicrosPerSecond);
+  two.add("t.task-oom", "node3", kT0 + kMicrosPerSecond);
+  auto t2 = two.timeline();
+  auto d2 = resolve_precedence(t2, two.rules, two.w);
+  REQUIRE(d2.roots.size() == 1);
+  CHECK(d2.roots[0].host.empty());
+}
+
+TEST_CASE("a weak cause that a stronger one outweighs joins it, not 'unexplained'") {
+  Builder b;
+  b.add("t.xid79", "node3", kT0, -1, "0000:b9:00.0");
+  b.add("t.weak-link", "node1", kT0 + kMin, 0).peer = "node3";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(b.rule_of(t, d.roots[0].finding).id == "t.xid79");
+  REQUIRE(d.links.size() == 1);
+  CHECK(d.links[0].root == std::optional<size_t>(0));
+  CHECK(d.links[0].why == "t.weak-link is a weak cause, outweighed by t.xid79");
+
+  // Alone, the weak cause is the root cause.
+  Builder alone;
+  alone.add("t.weak-link", "node1", kT0, 0).peer = "node3";
+  auto t2 = alone.timeline();
+  auto d2 = resolve_precedence(t2, alone.rules, alone.w);
+  REQUIRE(d2.roots.size() == 1);
+  CHECK(alone.rule_of(t2, d2.roots[0].finding).id == "t.weak-link");
+}
