@@ -100,6 +100,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
   static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([a-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?)");
   static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([a-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?)");
   static const RE2 suse(R"(^([a-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] )");
+  static const RE2 zsh(R"(^(?:\([^)]*\) )?[\w.-]+@([a-z0-9][\w.-]*) [^\s$#%]+ [$#%] )");  // zsh: "user@host ~ % cmd"
   static const RE2 ssh(R"(^\s*(?:[$#] )?ssh (?:-\S+ (?:\S+ )?)*(?:[\w.-]+@)?([a-z0-9][\w.-]*)\s*$)");
   static const RE2 k8s_node(R"(^Node:\s+([a-z0-9][\w.-]*)(?:/[0-9a-f.:]+)?\s*$)");
   // Each pattern needs bytes most log lines lack, in the line's first word: checked first, so the
@@ -110,7 +111,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
   const bool at = word.find('@') != std::string_view::npos;
   std::string_view command = line.substr(std::min(line.size(), line.find_first_not_of(" \t\r\f\v")));
   if (command.size() > 2 && (command[0] == '$' || command[0] == '#') && command[1] == ' ') command.remove_prefix(2);
-  const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr,
+  const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
                              word.find(":~") != std::string_view::npos ? &suse : nullptr,
                              command.substr(0, 4) == "ssh " ? &ssh : nullptr,
                              line.substr(0, 5) == "Node:" ? &k8s_node : nullptr};
@@ -123,10 +124,11 @@ std::optional<std::string_view> section_host(std::string_view line) {
 }
 
 std::optional<std::string_view> declared_host(std::string_view line) {
-  static const RE2 re(R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)))");
-  re2::StringPiece a, b, c;
-  if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c)) return std::nullopt;
-  re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : c;
+  static const RE2 re(
+      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^Machine name: '([\w.-]+)'$))");
+  re2::StringPiece a, b, c, d;
+  if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c, &d)) return std::nullopt;
+  re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : !c.empty() ? c : d;
   std::string_view host(h.data(), h.size());
   if (!lower_host(host) || host == "localhost") return std::nullopt;
   return host;
@@ -203,11 +205,13 @@ std::string_view FileHosts::declared(size_t* where) {
     std::string_view head = buf_.substr(0, kDeclaredSearch);
     // Each key's first occurrence, in one pass of the strided literal search (find would stop at
     // every 'S' and 'H' of a 4 MiB head); then the keys in order, as they rank.
-    static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: "};
-    static const LiteralSearch kSearch({std::string(kKeys[0]), std::string(kKeys[1]), std::string(kKeys[2])});
-    size_t first[3] = {std::string_view::npos, std::string_view::npos, std::string_view::npos};
-    for (size_t at = 0, left = 3; left > 0 && (at = kSearch.find(head, at)) != std::string_view::npos; ++at)
-      for (size_t k = 0; k < 3; ++k)
+    static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: ", "Machine name: '"};
+    constexpr size_t kN = std::size(kKeys);
+    static const LiteralSearch kSearch({std::string(kKeys[0]), std::string(kKeys[1]), std::string(kKeys[2]), std::string(kKeys[3])});
+    size_t first[kN];
+    std::fill(first, first + kN, std::string_view::npos);
+    for (size_t at = 0, left = kN; left > 0 && (at = kSearch.find(head, at)) != std::string_view::npos; ++at)
+      for (size_t k = 0; k < kN; ++k)
         if (first[k] == std::string_view::npos && head.substr(at, kKeys[k].size()) == kKeys[k]) first[k] = at, --left;
     for (size_t at : first) {
       if (at == std::string_view::npos) continue;

@@ -15,7 +15,8 @@ namespace attribution {
 std::optional<std::string_view> section_host(std::string_view line);
 
 // The machine a kernel log says it is: "systemd[1]: Set hostname to <host>.", "HOSTNAME=host" on
-// the kernel command line, hostnamectl's "Static hostname: host".
+// the kernel command line, hostnamectl's "Static hostname: host", a GitHub Actions job log's header
+// "Machine name: 'host'".
 std::optional<std::string_view> declared_host(std::string_view line);
 
 // The machine a file's name names, in a flat directory of excerpts: "dmesg-node12.txt",

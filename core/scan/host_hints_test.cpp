@@ -15,6 +15,9 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   // Every form the cheap pre-check must let through: a suse prompt, ssh after a prompt sign or a
   // tab, a bracketed prompt behind a venv.
   CHECK(section_host("gpu12:~ # dmesg | grep -i xid") == "gpu12");
+  CHECK(section_host("zeyer@cn-234 ~ % nvidia-smi") == "cn-234");
+  CHECK(section_host("alice@gpu-7 work $ dmesg") == "gpu-7");
+  CHECK_FALSE(section_host("mail alice@example.com about it % now"));
   CHECK(section_host("$ ssh node-b7") == "node-b7");
   CHECK(section_host("\t# ssh -p 22 admin@node-b8") == "node-b8");
   CHECK(section_host("(base) [ops@dgx-03 ~]$ nvidia-smi -q") == "dgx-03");
@@ -30,6 +33,8 @@ TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
   CHECK(declared_host("[    0.000000] Command line: vmlinuz ro NODE_ID=service98 HOSTNAME=jean-zay-iam06 SLOT=1") ==
         "jean-zay-iam06");
   CHECK(declared_host("   Static hostname: gpu-a-07") == "gpu-a-07");
+  CHECK(declared_host("Machine name: 'jenkins-worker-rocm-amd-98'") == "jenkins-worker-rocm-amd-98");
+  CHECK_FALSE(declared_host("Machine name: 'worker-[3](https://x)8'"));
   CHECK_FALSE(declared_host("systemd[1]: Set hostname to <localhost>."));
   CHECK_FALSE(declared_host("export HOSTNAME_SUFFIX=x"));
 }
