@@ -109,6 +109,7 @@ struct Layout {
   std::map<int, GpuId> rank_gpu;
   std::map<std::pair<std::string, int64_t>, GpuId> pid_gpu;
   std::map<std::pair<std::string, int64_t>, int> pid_rank;
+  std::map<std::pair<int64_t, int>, std::string> task_host;  // (file, srun task label) -> host
   std::map<std::pair<std::string, int>, std::string> host_gpu_pci;
   std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
 
@@ -119,8 +120,10 @@ struct Layout {
     std::map<std::pair<std::string, int64_t>, std::map<GpuId, int>> pid_gpu_votes;
     std::map<std::pair<std::string, int64_t>, std::map<int, int>> pid_rank_votes;
     std::map<std::pair<std::string, int>, std::map<std::string, int>> host_gpu_pci_votes;
+    std::map<std::pair<int64_t, int>, std::map<std::string, int>> task_host_votes;
     for (const auto& f : raw) {
       if (f.rank >= 0 && !f.host.empty()) rank_host_votes[f.rank][f.host]++;
+      if (f.task >= 0 && f.file >= 0 && !f.host.empty()) task_host_votes[{f.file, f.task}][f.host]++;
       if (f.rank >= 0 && f.pid >= 0 && !f.host.empty()) pid_rank_votes[{f.host, f.pid}][f.rank]++;
       if (f.gpu >= 0 && rules.rules[f.rule].role == Role::context) {
         if (f.rank >= 0) rank_gpu_votes[f.rank][GpuId{f.gpu, f.pci}]++;
@@ -132,16 +135,20 @@ struct Layout {
     rank_gpu = majority(rank_gpu_votes);
     pid_gpu = majority(pid_gpu_votes);
     pid_rank = majority(pid_rank_votes);
+    task_host = majority(task_host_votes);
     host_gpu_pci = majority(host_gpu_pci_votes);
     for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
   }
 
-  // Fills in what a finding lacks: its host from its rank, its rank from its process, its GPU from
+  // Fills in what a finding lacks: its host from its rank or from another line of its srun task (a
+  // traceback names no host; the same task's NCCL or MPI line does), its rank from its process, its GPU from
   // its process or rank (not for a host's memory, disk or scheduler: such a cause names no GPU),
   // a GPU's PCI address or index from the other, a peer's host from its address.
   void fill(Finding& f, const Rule& rule) const {
     if (f.host.empty() && f.rank >= 0)
       if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;
+    if (f.host.empty() && f.task >= 0)
+      if (auto it = task_host.find({f.file, f.task}); it != task_host.end()) f.host = it->second;
     if (f.rank < 0 && f.pid >= 0)
       if (auto it = pid_rank.find({f.host, f.pid}); it != pid_rank.end()) f.rank = it->second;
     bool gpu_place = rule.role != Role::cause || rule.family.rfind("accelerator", 0) == 0 || rule.family == "application";

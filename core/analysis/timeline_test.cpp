@@ -117,3 +117,24 @@ TEST_CASE("timeline: a pod named by kubectl's wide output is its node's other na
   }
   CHECK(seen == 2);
 }
+
+TEST_CASE("timeline: srun --label's task ties a hostless line to the host another line of the task names") {
+  Builder b;
+  auto& named = b.add("t.init", "node2", kT0, -1);  // task 7's MPI or NCCL line: names node2
+  named.task = 7;
+  named.file = 0;
+  auto& bare = b.add("t.cuda-illegal", "", kT0 + kMin, -1);  // task 7's traceback: no host
+  bare.task = 7;
+  bare.file = 0;
+  auto& other_file = b.add("t.cuda-illegal", "", kT0 + kMin, -1);  // task 7 of another step's output
+  other_file.task = 7;
+  other_file.file = 1;
+  auto t = b.timeline();
+  int seen = 0;
+  for (const auto& f : t.findings)
+    if (b.rules.rules[f.rule].id == "t.cuda-illegal") {
+      ++seen;
+      CHECK(f.host == (f.file == 0 ? "node2" : ""));
+    }
+  CHECK(seen == 2);
+}

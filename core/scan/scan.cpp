@@ -515,6 +515,7 @@ class FileScanner {
                         : !task_node.empty()      ? task_node
                                                   : host_around(pos));
     f.host_named = !h.empty();
+    f.task = prefix.task;
     std::string r = field("rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
     std::string g = field("gpu");
