@@ -182,6 +182,20 @@ explains = ["role:symptom"]
 match = [{ line = "NET/IB : Got completion from peer 10.0.0.2<4242> with error 12" }]
 
 [[rule]]
+id = "t.weak-kill"
+title = "A process ended by SIGKILL"
+literals = ["Signal 9 (SIGKILL)"]
+pattern = 'Signal 9 \(SIGKILL\)'
+role = "cause"
+fallback = true
+category = "process_killed"
+family = "host-oom"
+blame = "application"
+priority = 34
+explains = ["role:symptom"]
+match = [{ line = "traceback : Signal 9 (SIGKILL) received by PID 4242" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

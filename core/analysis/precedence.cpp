@@ -45,7 +45,7 @@ std::string human(Micros d) {
 
 }  // namespace
 
-bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why) {
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why, bool weak_as_symptom) {
   const Rule& cr = rules.rules[c.rule];
   const Rule& fr = rules.rules[f.rule];
   // Of the entries that hold, the narrowest scope is the best explanation: gpu, host, peer, job.
@@ -53,7 +53,8 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
   auto narrowness = [](Scope s) { return s == Scope::gpu ? 0 : s == Scope::host ? 1 : s == Scope::peer ? 2 : 3; };
   bool timed = !c.time_inferred && !f.time_inferred;
   for (const Explain& e : cr.explains) {
-    if (!selector_matches(e.what, fr) || !in_scope(e.scope, c, f)) continue;
+    bool selected = selector_matches(e.what, fr) || (weak_as_symptom && fr.fallback && e.what == "role:symptom");
+    if (!selected || !in_scope(e.scope, c, f)) continue;
     if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
     if (!best || narrowness(e.scope) < narrowness(best->scope)) best = &e;
   }
@@ -179,16 +180,18 @@ std::string host_from_peers(const Timeline& t, const RuleSet& rules, const RootC
     if (reporters.size() >= 2) return f.peer;
   }
   if (!f.host.empty()) return f.host;
-  std::set<std::string> same_fault;
+  std::set<std::string> copies;
   for (size_t i : r.explained) {
     const Finding& g = t.findings[i];
-    if (!g.host.empty() && rules.rules[g.rule].role == Role::cause && rules.rules[g.rule].category == rules.rules[f.rule].category)
-      same_fault.insert(g.host);
+    if (!g.host.empty() && rules.rules[g.rule].role == Role::cause && same_fault(f, g, rules)) copies.insert(g.host);
   }
-  if (same_fault.size() == 1) return *same_fault.begin();
+  if (copies.size() == 1) return *copies.begin();
+  // Weak causes joined only because a stronger one outweighs them say nothing of where it happened.
   std::set<std::string> peers;
-  for (size_t i : r.explained)
-    if (!t.findings[i].peer.empty()) peers.insert(t.findings[i].peer);
+  for (size_t i : r.explained) {
+    const Finding& g = t.findings[i];
+    if (!g.peer.empty() && !rules.rules[g.rule].fallback) peers.insert(g.peer);
+  }
   return peers.size() == 1 ? *peers.begin() : std::string();
 }
 
@@ -331,7 +334,8 @@ struct Demotions {
 // 45 ... caused by previous Xid 149") joins a cause with that Xid first; otherwise the earliest
 // root that explains it.
 Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::vector<size_t>& causes,
-                  const Demotions& dem, const std::vector<size_t>& roots, std::map<size_t, size_t>& root_index) {
+                  const Demotions& dem, const std::vector<size_t>& roots, std::map<size_t, size_t>& root_index,
+                  bool outweighed_weak_cause) {
   const auto& F = t.findings;
   Link link{i, std::nullopt, ""};
   auto named = [&](size_t c) {
@@ -342,7 +346,7 @@ Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::
   bool best_named = false;
   for (size_t c : causes) {
     std::string why;
-    if (!explains(F[c], F[i], rules, &why)) continue;
+    if (!explains(F[c], F[i], rules, &why, outweighed_weak_cause)) continue;
     size_t r = dem.root_of(c);
     const Finding& rf = F[r];
     bool is_named = named(c);
@@ -358,20 +362,21 @@ Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::
   return link;
 }
 
-// A weak (fallback) cause that stronger causes outweigh and none names in its `explains`: it joins the
-// root of its own category, else of its family, else the first root, so it is not left "unexplained".
-Link outweighed(size_t i, const Timeline& t, const RuleSet& rules, const std::vector<size_t>& roots) {
+// A weak (fallback) cause that stronger causes outweigh, and that no root's `explains` accounts for even
+// as a symptom (by selector, scope or window): it joins the root of its own category, else of its
+// family. Of another kind it stays unexplained: a root that says nothing of it must not claim it.
+std::optional<Link> outweighed(size_t i, const Timeline& t, const RuleSet& rules, const std::vector<size_t>& roots) {
   const Rule& weak = rules.rules[t.findings[i].rule];
-  size_t pick = 0;
-  auto find = [&](auto same) {
+  auto first_root = [&](auto akin) -> std::optional<size_t> {
     for (size_t k = 0; k < roots.size(); ++k)
-      if (same(rules.rules[t.findings[roots[k]].rule])) return std::optional<size_t>(k);
-    return std::optional<size_t>();
+      if (akin(rules.rules[t.findings[roots[k]].rule])) return k;
+    return std::nullopt;
   };
-  if (auto k = find([&](const Rule& r) { return r.category == weak.category; })) pick = *k;
-  else if (auto k2 = find([&](const Rule& r) { return r.family == weak.family; })) pick = *k2;
-  const Rule& root = rules.rules[t.findings[roots[pick]].rule];
-  return Link{i, pick, fmt::format("{} is a weak cause, outweighed by {}", weak.id, root.id)};
+  std::optional<size_t> pick = first_root([&](const Rule& r) { return r.category == weak.category; });
+  if (!pick) pick = first_root([&](const Rule& r) { return r.family == weak.family; });
+  if (!pick) return std::nullopt;
+  const Rule& root = rules.rules[t.findings[roots[*pick]].rule];
+  return Link{i, *pick, fmt::format("{} is a weak cause, outweighed by {}", weak.id, root.id), false};
 }
 
 // With no root cause: the suspect the residual evidence points at, strongest localisation first.
@@ -425,8 +430,10 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
       link.why = dem.why[i];
       link.same_fault = dem.repeats.count(i) > 0 && dem.demoted_by[i] == r;
     } else {
-      link = link_symptom(i, t, rules, causes, dem, roots, root_index);
-      if (!link.root && role == Role::cause && !roots.empty()) link = outweighed(i, t, rules, roots);
+      // A cause here is a weak one that stronger causes outweigh: it reads as a symptom.
+      link = link_symptom(i, t, rules, causes, dem, roots, root_index, role == Role::cause);
+      if (!link.root && role == Role::cause)
+        if (auto weak = outweighed(i, t, rules, roots)) link = *weak;
     }
     if (link.root) d.roots[*link.root].explained.push_back(i);
     d.links.push_back(std::move(link));

@@ -38,6 +38,8 @@ struct Diagnosis {
 Diagnosis resolve_precedence(const Timeline& timeline, const RuleSet& rules, const Workload& workload);
 
 // Whether cause `c` explains finding `f`; fills `why` when it does.
-bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why);
+// `weak_as_symptom`: `f` is a weak (fallback) cause that stronger causes outweigh, so it reads as a
+// symptom and "role:symptom" entries select it too.
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why, bool weak_as_symptom = false);
 
 }  // namespace attribution

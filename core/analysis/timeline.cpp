@@ -109,7 +109,7 @@ struct Layout {
   std::map<int, GpuId> rank_gpu;
   std::map<std::pair<std::string, int64_t>, GpuId> pid_gpu;
   std::map<std::pair<std::string, int64_t>, int> pid_rank;
-  std::map<std::pair<int64_t, int>, std::string> task_host;  // (file, srun task label) -> host
+  std::map<std::pair<int64_t, int>, std::string> task_host;  // (file, srun task label) -> its one host
   std::map<std::pair<std::string, int>, std::string> host_gpu_pci;
   std::map<std::pair<std::string, std::string>, int> host_pci_gpu;
 
@@ -135,15 +135,18 @@ struct Layout {
     rank_gpu = majority(rank_gpu_votes);
     pid_gpu = majority(pid_gpu_votes);
     pid_rank = majority(pid_rank_votes);
-    task_host = majority(task_host_votes);
+    // One batch output can hold several steps, each with its own task 0..n: a task label that names
+    // two hosts in a file is ambiguous, and fills nothing.
+    for (const auto& [k, hosts] : task_host_votes)
+      if (hosts.size() == 1) task_host[k] = hosts.begin()->first;
     host_gpu_pci = majority(host_gpu_pci_votes);
     for (const auto& [k, pci] : host_gpu_pci) host_pci_gpu[{k.first, pci}] = k.second;
   }
 
   // Fills in what a finding lacks: its host from its rank or from another line of its srun task (a
-  // traceback names no host; the same task's NCCL or MPI line does), its rank from its process, its GPU from
-  // its process or rank (not for a host's memory, disk or scheduler: such a cause names no GPU),
-  // a GPU's PCI address or index from the other, a peer's host from its address.
+  // traceback names no host; the same task's NCCL or MPI line does), its rank from its process, its
+  // GPU from its process or rank (not for a host's memory, disk or scheduler: such a cause names no
+  // GPU), a GPU's PCI address or index from the other, a peer's host from its address.
   void fill(Finding& f, const Rule& rule) const {
     if (f.host.empty() && f.rank >= 0)
       if (auto it = rank_host.find(f.rank); it != rank_host.end()) f.host = it->second;

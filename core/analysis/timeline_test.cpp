@@ -116,6 +116,7 @@ TEST_CASE("timeline: a pod named by kubectl's wide output is its node's other na
     }
   }
   CHECK(seen == 2);
+
 }
 
 TEST_CASE("timeline: srun --label's task ties a hostless line to the host another line of the task names") {
@@ -137,4 +138,12 @@ TEST_CASE("timeline: srun --label's task ties a hostless line to the host anothe
       CHECK(f.host == (f.file == 0 ? "node2" : ""));
     }
   CHECK(seen == 2);
+
+  // Two steps in one output: task 7 ran on node2, then on node4. The label no longer says where.
+  auto& later = b.add("t.init", "node4", kT0 + 2 * kMin, -1);
+  later.task = 7;
+  later.file = 0;
+  auto t2 = b.timeline();
+  for (const auto& f : t2.findings)
+    if (b.rules.rules[f.rule].id == "t.cuda-illegal") CHECK(f.host.empty());
 }

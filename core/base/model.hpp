@@ -92,7 +92,7 @@ struct Finding {
   std::string host, pci, peer;
   int gpu = -1, rank = -1;  // gpu: the NVML index (nvidia-smi, DCGM), not a process's CUDA ordinal
   int64_t pid = -1;         // the process that printed the line (NCCL host:pid:tid), a join key
-  int task = -1;            // srun --label's task id on the line: within one file, one task runs on one host
+  int task = -1;            // srun --label's task id on the line: within one step's output, one host
   Micros first_seen = 0, last_seen = 0;
   bool time_inferred = false;
   bool host_named = false;  // the host comes from the line's words (a `host` capture), not its prefix or path

@@ -125,7 +125,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
 
 std::optional<std::string_view> declared_host(std::string_view line) {
   static const RE2 re(
-      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^Machine name: '([\w.-]+)'$))");
+      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?Machine name: '([\w.-]+)'\s*$))");
   re2::StringPiece a, b, c, d;
   if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c, &d)) return std::nullopt;
   re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : !c.empty() ? c : d;

@@ -14,9 +14,13 @@ WORK="$(mktemp -d)"
 # a minimal Debian has no pgrep. They run in sessions of their own: the EXIT trap stops any still
 # waiting, then removes their spool.
 workers() {
+  # One grep over every command line (a fork per process took seconds on a loaded CI machine, long
+  # enough for the waiting workers to finish before the test could act on them). A worker's last
+  # argument is its "$SPOOL/.detached.JOB.PID" file, one NUL-separated word of its command line.
   local f
-  for f in /proc/[0-9]*/cmdline; do
-    { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q -- "--worker [0-9]* $WORK/" && echo "${f//[!0-9]/}"
+  for f in $(grep -lsz -- "^$WORK/.*/\.detached\." /proc/[0-9]*/cmdline 2>/dev/null); do
+    f=${f#/proc/}
+    echo "${f%/cmdline}"
   done
   return 0
 }
@@ -55,7 +59,7 @@ mkdir "$WORK/running/\$job"
 n=\$(ls "$WORK/running" | wc -l)
 ( flock 9; max=\$(cat "$WORK/max" 2>/dev/null || echo 0); [ "\$n" -gt "\$max" ] && echo "\$n" > "$WORK/max" ) 9>"$WORK/max.lock"
 [ "\$job" = 7 ] && [ "\$(cat "$WORK/lag")" -lt 2 ] && echo "diagnosed before accounting settled" > "$WORK/lag-error"
-sleep 1
+sleep "\$(cat "$WORK/diagnosis-seconds" 2>/dev/null || echo 1)"
 echo "{\"job\": \"\$job\"}" > "\$out"
 rmdir "$WORK/running/\$job"
 SH
@@ -124,8 +128,10 @@ grep -q "job 3: .*not diagnosed, the spool $WORK/not-a-dir/spool is not a writab
   { cat "$WORK/epilog.log" >&2; fail "an unusable spool was not logged"; }
 echo "ok: a spool that is not a directory is logged and the worker ends"
 
-# The spool removed while jobs wait for the one slot: each waiting worker logs it and ends.
+# The spool removed while jobs wait for the one slot: each waiting worker logs it and ends. The
+# diagnosis holding the slot takes 6 s, so the others are surely still waiting when it goes.
 sed -i "s|^SPOOL=.*|SPOOL=$WORK/spool|" "$WORK/epilog.conf"
+echo 6 > "$WORK/diagnosis-seconds"
 rm -rf "$WORK/spool" "$WORK/running"; mkdir -p "$WORK/running"
 : > "$WORK/epilog.log"
 for j in 1 2 3; do SLURM_JOB_ID=$j setsid -w bash -c '"$0"; kill -KILL -- -$$' "$HOOK" || true; done
