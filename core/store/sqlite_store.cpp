@@ -209,10 +209,25 @@ class SqliteStore : public Store {
     return Ok{};
   }
 
+  // The first row of a read: its step's result code and first column. A store another connection is
+  // creating or switching to WAL answers BUSY for a moment, even past the busy timeout: waited out.
+  int first_row(const char* sql, std::string_view arg, std::string* value) {
+    for (int attempt = 0;; ++attempt) {
+      Stmt s(db_, sql);
+      if (s.ok() && !arg.empty()) s.bind(1, arg);
+      int rc = s.ok() ? s.step() : sqlite3_errcode(db_);
+      bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+      if (busy && attempt < 500) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
+      if (rc == SQLITE_ROW && value) *value = s.text(0);
+      return rc;
+    }
+  }
+
   bool has_table(const char* name) {
-    Stmt s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
-    s.bind(1, std::string_view(name));
-    return s.ok() && s.step() == SQLITE_ROW;
+    return first_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name, nullptr) == SQLITE_ROW;
   }
   bool has_any_table() {
     Stmt s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table'");
@@ -224,9 +239,11 @@ class SqliteStore : public Store {
   }
 
   Status check_version() {
-    Stmt s(db_, "SELECT value FROM meta WHERE key = 'schema_version'");
-    if (!s.ok() || s.step() != SQLITE_ROW) return not_a_store();
-    int version = std::atoi(s.text(0).c_str());
+    std::string value;
+    int rc = first_row("SELECT value FROM meta WHERE key = 'schema_version'", {}, &value);
+    if (rc == SQLITE_DONE || (rc & 0xff) == SQLITE_ERROR) return not_a_store();  // no row, or no meta table
+    if (rc != SQLITE_ROW) return failure("reading the schema version");
+    int version = std::atoi(value.c_str());
     if (version > kStoreSchemaVersion)
       return make_error(ErrorKind::input,
                         fmt::format("the store's schema is version {}, newer than this tool's {}", version,

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <set>
+#include <mutex>
 #include <thread>
 
 #include "core/store/store.hpp"
@@ -106,19 +107,24 @@ inline void check_concurrent_writers(const std::string& path) {
   constexpr int kWriters = 8, kEach = 25;
   std::vector<std::thread> writers;
   std::atomic<int> failures{0};
+  std::mutex mu;
+  std::string first_error;  // what the first failure said, for the report when there is one
+  auto failed = [&](const std::string& what) {
+    std::lock_guard lock(mu);
+    if (failures++ == 0) first_error = what;
+  };
   for (int w = 0; w < kWriters; ++w)
     writers.emplace_back([&, w] {
       auto store = open_store(path, true);  // each its own connection, as separate diagnoses are
-      if (!store) {
-        ++failures;
-        return;
-      }
+      if (!store) return failed("open: " + store.error().message);
       for (int i = 0; i < kEach; ++i) {
         std::string id = std::to_string(w) + "-" + std::to_string(i);
-        if (!(*store)->add(report(id, "nvlink", "node01"), rendered(id), kT0 + i)) ++failures;
+        if (auto added = (*store)->add(report(id, "nvlink", "node01"), rendered(id), kT0 + i); !added)
+          failed("add: " + added.error().message);
       }
     });
   for (auto& t : writers) t.join();
+  INFO(first_error);
   CHECK(failures == 0);
   auto store = open_store(path, false);
   REQUIRE(store);
