@@ -334,9 +334,10 @@ struct Demotions {
 // 45 ... caused by previous Xid 149") joins a cause with that Xid first; otherwise the earliest
 // root that explains it.
 Link link_symptom(size_t i, const Timeline& t, const RuleSet& rules, const std::vector<size_t>& causes,
-                  const Demotions& dem, const std::vector<size_t>& roots, std::map<size_t, size_t>& root_index,
-                  bool outweighed_weak_cause) {
+                  const Demotions& dem, const std::vector<size_t>& roots, std::map<size_t, size_t>& root_index) {
   const auto& F = t.findings;
+  // A cause that is not counted as one is a weak cause stronger ones outweigh: it reads as a symptom.
+  const bool outweighed_weak_cause = rules.rules[F[i].rule].role == Role::cause;
   Link link{i, std::nullopt, ""};
   auto named = [&](size_t c) {
     auto want = F[i].fields.find("cause_xid");
@@ -430,8 +431,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
       link.why = dem.why[i];
       link.same_fault = dem.repeats.count(i) > 0 && dem.demoted_by[i] == r;
     } else {
-      // A cause here is a weak one that stronger causes outweigh: it reads as a symptom.
-      link = link_symptom(i, t, rules, causes, dem, roots, root_index, role == Role::cause);
+      link = link_symptom(i, t, rules, causes, dem, roots, root_index);
       if (!link.root && role == Role::cause)
         if (auto weak = outweighed(i, t, rules, roots)) link = *weak;
     }

@@ -207,7 +207,7 @@ std::string_view FileHosts::declared(size_t* where) {
     // every 'S' and 'H' of a 4 MiB head); then the keys in order, as they rank.
     static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: ", "Machine name: '"};
     constexpr size_t kN = std::size(kKeys);
-    static const LiteralSearch kSearch({std::string(kKeys[0]), std::string(kKeys[1]), std::string(kKeys[2]), std::string(kKeys[3])});
+    static const LiteralSearch kSearch(std::vector<std::string>(std::begin(kKeys), std::end(kKeys)));
     size_t first[kN];
     std::fill(first, first + kN, std::string_view::npos);
     for (size_t at = 0, left = kN; left > 0 && (at = kSearch.find(head, at)) != std::string_view::npos; ++at)

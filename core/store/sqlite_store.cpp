@@ -74,12 +74,8 @@ class SqliteStore : public Store {
     if (!create || has_any_table()) return not_a_store();
     // WAL: readers never block the writer, and writers queue on the busy timeout. Switching needs
     // a moment alone with the file, so a store created by many diagnoses at once retries.
-    Status wal = Ok{};
-    for (int attempt = 0; attempt <= 50; ++attempt) {
-      if ((wal = exec("PRAGMA journal_mode = WAL"))) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (!wal) return wal;
+    if (while_busy([&] { return sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr); }) != SQLITE_OK)
+      return failure("switching to WAL");
     if (auto st = exec("BEGIN IMMEDIATE"); !st) return st;
     if (has_table("meta")) {  // another writer created it meanwhile
       (void)exec("COMMIT");
@@ -209,30 +205,34 @@ class SqliteStore : public Store {
     return Ok{};
   }
 
-  // The first row of a read: its step's result code and first column. A store another connection is
-  // creating or switching to WAL answers BUSY for a moment, even past the busy timeout: waited out.
+  // Runs `attempt` (it returns a SQLite result code) again while another connection holds the file
+  // alone, creating the store or switching it to WAL: SQLite answers BUSY then even past the busy
+  // timeout. Up to 10 s.
+  template <class Attempt>
+  static int while_busy(Attempt attempt) {
+    for (int tries = 0;; ++tries) {
+      int rc = attempt();
+      bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+      if (!busy || tries >= 500) return rc;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
+  // The first row of a read: its step's result code, and its first column in `value`.
   int first_row(const char* sql, std::string_view arg, std::string* value) {
-    for (int attempt = 0;; ++attempt) {
+    return while_busy([&] {
       Stmt s(db_, sql);
       if (s.ok() && !arg.empty()) s.bind(1, arg);
       int rc = s.ok() ? s.step() : sqlite3_errcode(db_);
-      bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
-      if (busy && attempt < 500) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        continue;
-      }
       if (rc == SQLITE_ROW && value) *value = s.text(0);
       return rc;
-    }
+    });
   }
 
   bool has_table(const char* name) {
     return first_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name, nullptr) == SQLITE_ROW;
   }
-  bool has_any_table() {
-    Stmt s(db_, "SELECT 1 FROM sqlite_master WHERE type = 'table'");
-    return s.ok() && s.step() == SQLITE_ROW;
-  }
+  bool has_any_table() { return first_row("SELECT 1 FROM sqlite_master WHERE type = 'table'", {}, nullptr) == SQLITE_ROW; }
   Status not_a_store() {
     return make_error(ErrorKind::input, "not a report store (no schema version)", path_, 0, {},
                       "name a file that attribution diagnose --store created, or a new file");
