@@ -179,10 +179,15 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   if (!started_ || line_start < scanned_) {  // first query, or one before the last: look back afresh
     started_ = true;
     section_ = {};
+    std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);
     scanned_ = line_start > kSectionLookBack ? buf_.find('\n', line_start - kSectionLookBack) + 1 : 0;
   }
-  // Only lines that start with a prompt's characters are parsed: the look-back stays cheap.
+  // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "Node:")
+  // and start with a prompt's characters are parsed: the look-back skips the rest by byte search.
   for (size_t pos = scanned_; pos < line_start && pos < buf_.size();) {
+    size_t hit = next_section_key(pos, line_start);
+    if (hit == std::string_view::npos) break;
+    pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;  // npos + 1 == 0: the first line
     char c = buf_[pos];
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#') {
       std::string_view l = line_at(buf_, pos);
@@ -197,6 +202,23 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   scanned_ = std::max(scanned_, line_start);
   if (where) *where = section_pos_;
   return section_;
+}
+
+size_t FileHosts::next_section_key(size_t from, size_t limit) {
+  // '@' by memchr; the others in one pass of the strided literal search (find would stop at
+  // every ':' of a log for ":~").
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:"});
+  auto refresh = [&](size_t& next, auto&& find) {
+    // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
+    if (next < from || next == kUnsearched) next = find();
+  };
+  refresh(next_key_[0], [&] {
+    const void* hit = from < buf_.size() ? std::memchr(buf_.data() + from, '@', buf_.size() - from) : nullptr;
+    return hit ? static_cast<size_t>(static_cast<const char*>(hit) - buf_.data()) : std::string_view::npos;
+  });
+  refresh(next_key_[1], [&] { return kOthers.find(buf_, from); });
+  size_t best = std::min(next_key_[0], next_key_[1]);
+  return best < limit ? best : std::string_view::npos;
 }
 
 std::string_view FileHosts::declared(size_t* where) {

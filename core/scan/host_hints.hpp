@@ -34,7 +34,13 @@ class FileHosts {
   std::string_view declared(size_t* where);
 
  private:
+  // The start of the first occurrence at or after `from`, before `limit`, of a byte sequence every
+  // section line holds; npos when there is none.
+  size_t next_section_key(size_t from, size_t limit);
+
+  static constexpr size_t kUnsearched = std::string_view::npos - 1;
   std::string_view buf_;
+  size_t next_key_[2] = {kUnsearched, kUnsearched};  // '@', and the other keys
   size_t scanned_ = 0;       // lines before this were looked at for sections
   bool started_ = false;
   std::string_view section_;

@@ -78,3 +78,32 @@ TEST_CASE("a file's declared host: the first key in rank order whose line names 
   FileHosts none("Static hostnames: none here\nSet hostname to\n");
   CHECK(none.declared(&where).empty());
 }
+
+TEST_CASE("a file's section host at each line: the last section line above it, found by byte search") {
+  // Lines full of ':' and words that are not prompts between the section lines; one query goes
+  // back (a fresh look-back), and the keys' cached positions must not leak across it.
+  std::string buf;
+  std::vector<size_t> starts;
+  auto add = [&](const std::string& l) {
+    starts.push_back(buf.size());
+    buf += l + "\n";
+  };
+  add("node0003:100017:100017 [1] NCCL INFO Broadcast: opCount 29");  // 0: before any section
+  add("admin@gpu-a-01:~$ dmesg | tail");                              // 1
+  add("[ 12.3] NVRM: Xid 79 email admin@ example");                   // 2: '@' but not a prompt
+  add("Node:         gpu-b-02/10.0.0.7");                               // 3
+  add("x: ~ not a suse prompt, ssh is just a word");                  // 4
+  add("$ ssh gpu-c-03");                                              // 5
+  add("NCCL INFO done");                                              // 6
+  FileHosts h(buf);
+  size_t where = 0;
+  CHECK(h.section_at(starts[0], &where).empty());
+  CHECK(h.section_at(starts[2], &where) == "gpu-a-01");
+  CHECK(where == starts[1]);
+  CHECK(h.section_at(starts[4], &where) == "gpu-b-02");
+  CHECK(h.section_at(starts[6], &where) == "gpu-c-03");
+  CHECK(where == starts[5]);
+  CHECK(h.section_at(starts[3], &where) == "gpu-b-02");  // the line itself opens the section
+  CHECK(h.section_at(starts[2], &where) == "gpu-a-01");  // back again
+  CHECK(h.section_at(starts[6], &where) == "gpu-c-03");
+}

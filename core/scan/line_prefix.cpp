@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <optional>
 
 #include "core/base/limits.hpp"
@@ -535,6 +536,24 @@ LinePrefix parse_line_prefix(std::string_view s) {
     p.message_offset = q->message_offset;
   }
   return p;
+}
+
+bool may_carry_time(std::string_view s) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (std::memchr(b, '{', s.size())) return true;
+  for (const char* c = b; (c = static_cast<const char*>(std::memchr(c, ':', static_cast<size_t>(e - c)))); ++c)
+    if (c - b >= 2 && e - c >= 6 && is_digit(c[-2]) && is_digit(c[-1]) && is_digit(c[1]) && is_digit(c[2]) &&
+        c[3] == ':' && is_digit(c[4]) && is_digit(c[5]))
+      return true;
+  for (const char* c = b; (c = static_cast<const char*>(std::memchr(c, '[', static_cast<size_t>(e - c)))); ++c) {
+    const char* d = c + 1;
+    while (d < e && *d == ' ') ++d;
+    if (d == e || !is_digit(*d)) continue;
+    while (d < e && is_digit(*d)) ++d;
+    if (d + 1 < e && *d == '.' && is_digit(d[1])) return true;
+  }
+  return false;
 }
 
 std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) {

@@ -30,6 +30,11 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
+// False only when parse_line_prefix(line) can give no time: every stamp it reads holds a clock
+// "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{'. A few SIMD byte searches, so a look for
+// the nearest timed line skips the full parse of the untimed lines it passes (NCCL INFO, progress).
+bool may_carry_time(std::string_view line);
+
 // Where a line's time comes from when its prefix is not absolute.
 struct TimeContext {
   TimeZone zone;                  // for local wall-clock times without zone

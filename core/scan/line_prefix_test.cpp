@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "tests/test_util.hpp"
 
 #include "core/scan/line_prefix.hpp"
@@ -251,3 +253,58 @@ TEST_CASE("a Ray-style label that never closes is not a label (and nothing is re
   CHECK(closed.host == "10.0.0.7");
 }
 
+
+TEST_CASE("may_carry_time is false only where the prefix parser finds no time") {
+  // Every stamp shape the parser reads: each must pass the quick check.
+  const char* timed[] = {
+      "2025-03-14T08:05:41.101Z node01 kernel: NVRM: Xid",
+      "[2025-03-14 08:05:41,101] [INFO] [timer.py:260:stop] epoch=0/micro_step=10",
+      "Mar 14 08:05:41 node01 kernel: NVRM: Xid (PCI:0000:3b:00): 79",
+      "[   12.345678] NVRM: Xid (PCI:0000:3b:00): 79",
+      "[Sun Feb 23 16:24:18 2025] NVRM: Xid",
+      "[Jul 19 2025 18:34:57] [ERROR] [tid 123] fabric manager",
+      "E1218 20:27:21.426415540 socket_utils.cc:105] error",
+      "[E1218 20:27:21.426415540 file.cc:1] x",
+      "2024/08/09 13:32:51 kubelet says",
+      "05/01/2024 12:00:00 - INFO - transformers",
+      "Thu May  2 10:00:00 UTC 2024",
+      "{\"__REALTIME_TIMESTAMP\":\"1741939541000000\",\"_HOSTNAME\":\"node01\",\"MESSAGE\":\"x\"}",
+      "  3: [2025-03-14 08:05:41,101] [INFO] srun-labelled",
+      "> Mar 14 08:05:41 node01 kernel: quoted",
+      "grep.log:12:Mar 14 08:05:41 node01 kernel: behind a wrapper",
+  };
+  for (const char* l : timed) {
+    INFO(l);
+    CHECK(may_carry_time(l));
+    CHECK((parse_line_prefix(l).civil || parse_line_prefix(l).epoch || parse_line_prefix(l).mono));
+  }
+  const char* untimed[] = {
+      "node0003:100017:100017 [1] NCCL INFO Broadcast: opCount 29 sendbuff 0x7f3c00063000",
+      "[rank17]: step 97 data loader: fetched 128 samples in 0.008 s",
+      "{'loss': 2.4760, 'grad_norm': 0.7038}x",
+      "  0%|          | 106/14200 [1.01s/it]",
+      "",
+  };
+  for (const char* l : untimed) {
+    INFO(l);
+    auto p = parse_line_prefix(l);
+    if (!may_carry_time(l)) CHECK(!(p.civil || p.epoch || p.mono));
+  }
+  CHECK_FALSE(may_carry_time("node0003:100017:100017 [1] NCCL INFO Broadcast: opCount 29"));
+  CHECK_FALSE(may_carry_time("[rank17]: step 97 data loader: fetched 128 samples in 0.008 s"));
+
+  // Random lines built from the stamps' parts: whenever the check says no, the parser agrees.
+  std::mt19937 rng(20261202);
+  const std::string parts[] = {"2025", "-03", "-14", "T", " ", "08", ":", "05", "41", ".", "101", "Z", "[", "]",
+                               "   ", "12", "Mar", "Sun", "node01", "kernel:", "E1218", "/", "{", "}", "\"",
+                               "__REALTIME_TIMESTAMP", "1741939541000000", ",", "rank3", "3: ", "> ", "UTC", "x"};
+  for (int n = 0; n < 200000; ++n) {
+    std::string l;
+    for (int k = std::uniform_int_distribution<int>(1, 14)(rng); k > 0; --k)
+      l += parts[std::uniform_int_distribution<size_t>(0, std::size(parts) - 1)(rng)];
+    if (may_carry_time(l)) continue;
+    auto p = parse_line_prefix(l);
+    INFO(l);
+    REQUIRE(!(p.civil || p.epoch || p.mono));
+  }
+}

@@ -183,6 +183,7 @@ class FileScanner {
       pos = eol + 1;
     }
     scan_tail(out);
+    settle_evidence(out);
     if (record_) out.extract = recorded_extract(window_lines(), out);
     out.year_inferred = year_guessed_;
     return out;
@@ -417,6 +418,13 @@ class FileScanner {
     return resolve_time(p, ctx_);
   }
 
+  // The time the line at `start` carries, if any; most lines a look-around passes carry none.
+  std::optional<Micros> own_time(size_t start) {
+    std::string_view line = line_at(buf_, start);
+    if (!may_carry_time(line)) return std::nullopt;
+    return time_of(parse_line_prefix(line));
+  }
+
   // A line without its own time takes the time of the nearest timed line in the same file (by
   // byte distance; the earlier on a tie): a bounded time, marked inferred. Queries come in file
   // order, so the last answer is reused across a run of untimed lines instead of searching again.
@@ -431,7 +439,7 @@ class FileScanner {
       size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
       start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
       if (start <= floor && floor > 0) break;
-      if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
+      if (auto t = own_time(start)) {
         touch(start);
         return Anchor{start, t};
       }
@@ -442,7 +450,7 @@ class FileScanner {
   Anchor search_forward(size_t q) {
     size_t p = buf_.find('\n', q);
     for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) {
-      if (auto t = time_of(parse_line_prefix(line_at(buf_, p + 1)))) {
+      if (auto t = own_time(p + 1)) {
         touch(p + 1);
         return Anchor{p + 1, t};
       }
@@ -530,16 +538,11 @@ class FileScanner {
     if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
     // A reverse-DNS answer names the address backwards ("247.3.148.10.in-addr.arpa"): the address.
     if (std::string rev = field("rev_ip"); !rev.empty()) f.fields["ip"] = reversed_ipv4(rev);
-    // Every capture goes into the evidence (what a rule author reads in the report); the finding
-    // keeps only those later passes read.
-    std::map<std::string, std::string> captured;
-    for (const auto& [k, v] : f.fields) captured.emplace(k, sanitize_utf8(v.substr(0, kMaxEvidenceText)));
     // A step time joins the finding's series (milliseconds), whichever unit the line used.
     if (std::string ms = field("step_ms"); !ms.empty()) add_to_series(f, std::strtof(ms.c_str(), nullptr));
     else if (std::string sec = field("step_s"); !sec.empty()) add_to_series(f, 1000.0f * std::strtof(sec.c_str(), nullptr));
     else if (std::string rate = field("samples_per_sec"); !rate.empty())  // a rate: its inverse grows as steps slow
       if (float r = std::strtof(rate.c_str(), nullptr); r > 0) add_to_series(f, 1000.0f / r);
-    for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;
       out.outside[f.host].add(1, d, *t);
@@ -548,23 +551,60 @@ class FileScanner {
     // A burst folds here already, so memory grows with distinct findings, not with repeated lines
     // (800,000 identical Xid lines are one finding); the timeline folds again across files.
     auto key = std::make_tuple(f.rule, f.host, f.pci, f.gpu, f.rank, f.peer, f.pid, f.time_inferred);
-    Finding* prev = nullptr;
     if (auto it = last_.find(key); it != last_.end()) {
-      Finding& p = out.findings[it->second];
-      if (continues_burst(p, f, m_.rules().rules[rule].burst)) prev = &p;
+      const size_t at = it->second;
+      Finding& p = out.findings[at];
+      if (continues_burst(p, f, m_.rules().rules[rule].burst)) {
+        // A burst keeps its first and last lines as evidence: a later line only replaces the last,
+        // so its evidence is written once the burst is over, not for every line of it.
+        PendingEvidence& e = pending_[at];
+        e = PendingEvidence{text.size() == line.size() ? std::string() : std::string(text), line, line_no, f.first_seen,
+                            f.time_inferred, f.host, f.rank, std::move(f.fields)};
+        if (p.evidence.size() < 2) p.evidence.emplace_back();
+        f.evidence.clear();
+        fold_into(p, std::move(f));
+        return;
+      }
     }
+    f.evidence.push_back(evidence(PendingEvidence{text.size() == line.size() ? std::string() : std::string(text), line,
+                                                  line_no, f.first_seen, f.time_inferred, f.host, f.rank, f.fields}));
+    for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
+    if (out.findings.size() >= max_findings_) {  // a memory bound against hostile input
+      ++out.not_kept;
+      return;
+    }
+    last_[key] = out.findings.size();
+    out.findings.push_back(std::move(f));
+  }
+
+  // What a matching line leaves as evidence, before it is written out.
+  struct PendingEvidence {
+    std::string block;      // a multi-line rule's lines joined by '\n'; empty for a single line
+    std::string_view line;  // the (first) line, in the file's bytes
+    int64_t line_no = 0;
+    Micros time = 0;
+    bool time_inferred = false;
+    std::string host;
+    int rank = -1;
+    std::map<std::string, std::string> captures;  // all of them, unsanitized
+  };
+
+  Evidence evidence(const PendingEvidence& p) const {
     Evidence e;
-    e.time = f.first_seen;
-    e.time_inferred = f.time_inferred;
+    e.time = p.time;
+    e.time_inferred = p.time_inferred;
     e.source = src_.name;
-    e.host = f.host;
-    e.rank = f.rank;
-    e.location = fmt::format("{}:{}", file_.path, line_no);
-    e.captures = std::move(captured);
-    e.cut = line.size() > kMaxEvidenceText;
-    if (text.size() == line.size()) {
-      e.text = evidence_text(line);
+    e.host = p.host;
+    e.rank = p.rank;
+    e.location = fmt::format("{}:{}", file_.path, p.line_no);
+    // Every capture goes into the evidence (what a rule author reads in the report); the finding
+    // keeps only those later passes read.
+    for (const auto& [k, v] : p.captures) e.captures.emplace(k, sanitize_utf8(std::string_view(v).substr(0, kMaxEvidenceText)));
+    e.cut = p.line.size() > kMaxEvidenceText;
+    if (p.block.empty()) {
+      e.text = evidence_text(p.line);
     } else {  // a block: its lines joined by " | "
+      std::string_view text = p.block;
       for (size_t a = 0; a <= text.size();) {
         size_t b = text.find('\n', a);
         if (b == std::string_view::npos) b = text.size();
@@ -573,17 +613,13 @@ class FileScanner {
         a = b + 1;
       }
     }
-    f.evidence.push_back(std::move(e));
-    if (prev) {
-      fold_into(*prev, std::move(f));
-      return;
-    }
-    if (out.findings.size() >= max_findings_) {  // a memory bound against hostile input
-      ++out.not_kept;
-      return;
-    }
-    last_[key] = out.findings.size();
-    out.findings.push_back(std::move(f));
+    return e;
+  }
+
+  // The last lines of bursts, written as evidence once the file is read.
+  void settle_evidence(FileScan& out) {
+    for (auto& [at, p] : pending_) out.findings[at].evidence.back() = evidence(p);
+    pending_.clear();
   }
 
   bool measure_;
@@ -611,6 +647,7 @@ class FileScanner {
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
   std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
+  std::map<size_t, PendingEvidence> pending_;  // by finding: the last line of its burst so far
   std::optional<size_t> last_query_;
   std::optional<Anchor> last_prev_;
   Anchor last_next_{0, std::nullopt};
