@@ -76,7 +76,7 @@ class SqliteStore : public Store {
     // a moment alone with the file, so a store created by many diagnoses at once retries.
     if (while_busy([&] { return sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr); }) != SQLITE_OK)
       return failure("switching to WAL");
-    if (auto st = exec("BEGIN IMMEDIATE"); !st) return st;
+    if (auto st = begin_write(); !st) return st;
     if (has_table("meta")) {  // another writer created it meanwhile
       (void)exec("COMMIT");
       return check_version();
@@ -90,7 +90,7 @@ class SqliteStore : public Store {
 
   Result<int64_t> add(const Report& r, const RenderedReport& rendered, Micros at) override {
     std::lock_guard lock(mu_);
-    if (auto st = exec("BEGIN IMMEDIATE"); !st) return st.error();
+    if (auto st = begin_write(); !st) return st.error();
     Stmt ins(db_,
              "INSERT INTO reports (workload_id, scheduler, diagnosed_at, family, category, blame, confidence, "
              "summary, inputs_digest, report_json, report_html, report_md) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -250,6 +250,13 @@ class SqliteStore : public Store {
                                     kStoreSchemaVersion),
                         path_, 0, {}, "use the attribution version that wrote it, or a newer one");
     return Ok{};
+  }
+
+  // BEGIN IMMEDIATE waits on the busy timeout, except where SQLite answers BUSY at once (a
+  // connection opening the WAL while another recovers or switches it): then it is tried again.
+  Status begin_write() {
+    if (while_busy([&] { return sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr); }) == SQLITE_OK) return Ok{};
+    return exec("BEGIN IMMEDIATE");  // for its message
   }
 
   Status exec(const std::string& sql) {
