@@ -125,7 +125,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
 
 std::optional<std::string_view> declared_host(std::string_view line) {
   static const RE2 re(
-      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?Machine name: '([\w.-]+)'\s*$))");
+      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?(?:Machine|Runner) name: '([\w.-]+)'\s*$))");
   re2::StringPiece a, b, c, d;
   if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c, &d)) return std::nullopt;
   re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : !c.empty() ? c : d;
@@ -175,6 +175,18 @@ constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its ho
 
 }  // namespace
 
+namespace {
+
+// A section line of a file: section_host, for lines that start with a prompt's characters.
+std::optional<std::string_view> opens_section(std::string_view l) {
+  char c = l.empty() ? '\0' : l[0];
+  if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#')
+    return section_host(l);
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   if (!started_ || line_start < scanned_) {  // first query, or one before the last: look back afresh
     started_ = true;
@@ -188,11 +200,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
     size_t hit = next_section_key(pos, line_start);
     if (hit == std::string_view::npos) break;
     pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;  // npos + 1 == 0: the first line
-    char c = buf_[pos];
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#') {
-      std::string_view l = line_at(buf_, pos);
-      if (auto h = section_host(l)) section_ = *h, section_pos_ = pos;
-    }
+    if (auto h = opens_section(line_at(buf_, pos))) section_ = *h, section_pos_ = pos;
     size_t eol = buf_.find('\n', pos);
     if (eol == std::string_view::npos) break;
     pos = eol + 1;
@@ -203,6 +211,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   if (where) *where = section_pos_;
   return section_;
 }
+
 
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
@@ -221,13 +230,33 @@ size_t FileHosts::next_section_key(size_t from, size_t limit) {
   return best < limit ? best : std::string_view::npos;
 }
 
+std::set<std::string_view> FileHosts::named(std::vector<size_t>* where) {
+  std::set<std::string_view> out;
+  size_t at = 0;
+  if (std::string_view d = declared(&at); !d.empty()) out.insert(d), where->push_back(at);
+  std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);
+  started_ = false;  // a later section_at looks back afresh
+  for (size_t pos = 0; pos < buf_.size();) {
+    size_t hit = next_section_key(pos, buf_.size());
+    if (hit == std::string_view::npos) break;
+    pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;
+    if (auto h = opens_section(line_at(buf_, pos))) out.insert(*h), where->push_back(pos);
+    size_t eol = buf_.find('\n', pos);
+    if (eol == std::string_view::npos) break;
+    pos = eol + 1;
+  }
+  std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);
+  return out;
+}
+
 std::string_view FileHosts::declared(size_t* where) {
   if (!declared_searched_) {
     declared_searched_ = true;
     std::string_view head = buf_.substr(0, kDeclaredSearch);
     // Each key's first occurrence, in one pass of the strided literal search (find would stop at
     // every 'S' and 'H' of a 4 MiB head); then the keys in order, as they rank.
-    static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: ", "Machine name: '"};
+    static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: ", "Machine name: '",
+                                             "Runner name: '"};
     constexpr size_t kN = std::size(kKeys);
     static const LiteralSearch kSearch(std::vector<std::string>(std::begin(kKeys), std::end(kKeys)));
     size_t first[kN];

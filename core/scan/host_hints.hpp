@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attribution {
 
@@ -16,7 +17,8 @@ std::optional<std::string_view> section_host(std::string_view line);
 
 // The machine a kernel log says it is: "systemd[1]: Set hostname to <host>.", "HOSTNAME=host" on
 // the kernel command line, hostnamectl's "Static hostname: host", a GitHub Actions job log's header
-// "Machine name: 'host'".
+// "Machine name: 'host'" (or, after it in rank, a self-hosted runner's "Runner name: 'host'"; a hosted
+// runner's name has spaces, "GitHub Actions 2", and names no machine).
 std::optional<std::string_view> declared_host(std::string_view line);
 
 // The machine a file's name names, in a flat directory of excerpts: "dmesg-node12.txt",
@@ -32,6 +34,9 @@ class FileHosts {
   explicit FileHosts(std::string_view buf) : buf_(buf) {}
   std::string_view section_at(size_t line_start, size_t* where);
   std::string_view declared(size_t* where);
+  // Every machine the file names, by a section line or its declared host, with the naming lines'
+  // starts in `where`. Call it after the section_at queries (it walks the file afresh).
+  std::set<std::string_view> named(std::vector<size_t>* where);
 
  private:
   // The start of the first occurrence at or after `from`, before `limit`, of a byte sequence every

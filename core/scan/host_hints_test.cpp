@@ -36,6 +36,8 @@ TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
   CHECK(declared_host("Machine name: 'jenkins-worker-rocm-amd-98'") == "jenkins-worker-rocm-amd-98");
   CHECK_FALSE(declared_host("Machine name: 'worker-[3](https://x)8'"));
   CHECK(declared_host("2024-05-01T12:00:03.1234567Z Machine name: 'gpu-runner-7'") == "gpu-runner-7");
+  CHECK(declared_host("Runner name: 'worker-rocm-amd-34'") == "worker-rocm-amd-34");
+  CHECK_FALSE(declared_host("Runner name: 'GitHub Actions 2'"));  // a hosted runner: no machine
   CHECK_FALSE(declared_host("systemd[1]: Set hostname to <localhost>."));
   CHECK_FALSE(declared_host("export HOSTNAME_SUFFIX=x"));
 }

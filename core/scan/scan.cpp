@@ -40,6 +40,9 @@ struct FileScan {
   bool failed = false;
   bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
   std::shared_ptr<FileExtract> extract;  // recording
+  // A small file none of whose findings names a machine: the machines it names (prompts, declared
+  // hosts) anywhere in it, for a flat paste whose one machine is named in another file.
+  std::set<std::string> named_hosts;
 };
 
 std::string evidence_text(std::string_view line) {
@@ -184,6 +187,7 @@ class FileScanner {
     }
     scan_tail(out);
     settle_evidence(out);
+    name_hosts(out);
     if (record_) out.extract = recorded_extract(window_lines(), out);
     out.year_inferred = year_guessed_;
     return out;
@@ -616,6 +620,19 @@ class FileScanner {
     return e;
   }
 
+  // Pasted excerpts are small; a collected log names its machine in its path or its lines.
+  static constexpr size_t kNamedHostsBytes = size_t(1) << 20;
+
+  void name_hosts(FileScan& out) {
+    if (buf_.size() > kNamedHostsBytes) return;
+    for (const Finding& f : out.findings)
+      if (!f.host.empty()) return;
+    if (!hosts_) hosts_.emplace(buf_);
+    std::vector<size_t> where;
+    for (std::string_view h : hosts_->named(&where)) out.named_hosts.emplace(short_host(h));
+    for (size_t at : where) touch(at);
+  }
+
   // The last lines of bursts, written as evidence once the file is read.
   void settle_evidence(FileScan& out) {
     for (auto& [at, p] : pending_) out.findings[at].evidence.back() = evidence(p);
@@ -685,6 +702,28 @@ JobYear job_year(const Collection& c, const Workload& w) {
   return {year_anchor_of(std::move(clues.stamps)), clues.floor};
 }
 
+// A flat paste whose findings name no machine, while its files name exactly one (a shell prompt
+// above `df` output, a CI runner's header in a separate file): that machine is where they ran.
+void adopt_only_named_host(std::vector<FileScan>& results, const Workload& w) {
+  std::set<std::string> named;
+  bool any = false;
+  for (const FileScan& r : results) {
+    for (const Finding& f : r.findings) {
+      if (!f.host.empty()) return;
+      any = true;
+    }
+    named.insert(r.named_hosts.begin(), r.named_hosts.end());
+  }
+  if (!any || named.size() != 1) return;
+  const std::string& host = *named.begin();
+  if (!w.nodes.empty() && std::find(w.nodes.begin(), w.nodes.end(), host) == w.nodes.end()) return;
+  for (FileScan& r : results)
+    for (Finding& f : r.findings) {
+      f.host = host;
+      for (Evidence& e : f.evidence) e.host = host;
+    }
+}
+
 }  // namespace
 
 ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record,
@@ -713,6 +752,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     }
   });
 
+  adopt_only_named_host(results, workload);
   ScanResult out;
   if (record)
     for (auto& r : results) out.extracts.push_back(std::move(r.extract));

@@ -252,3 +252,38 @@ TEST_CASE("tail rules: a trace that stopped more than the tail window before the
   auto near = fx.run({fx.dir.file("near.log", text.substr(0, size_t(3) << 20))});
   CHECK(std::any_of(near.findings.begin(), near.findings.end(), [&](const Finding& f) { return fx.rule(f).id == "t.trace"; }));
 }
+
+TEST_CASE("a flat paste: findings that name no machine take the one machine its files name") {
+  Fixture fx;
+  fx.w.nodes.clear();
+  const std::string xid = "NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n";
+  auto run = [&](const std::vector<std::pair<std::string, std::string>>& files) {
+    Collection c;
+    c.sources.push_back(SourceRuntime{"s", "files", Stream::syslog, TimeZone::utc(), std::nullopt});
+    c.coverage.push_back(coverage("s"));
+    for (const auto& [name, text] : files) c.files.push_back(InputFile{fx.dir.file(name, text), 0, "", -1, nullptr});
+    return scan(c, *fx.matcher, fx.w, 2);
+  };
+  SECTION("a prompt in another file") {
+    auto r = run({{"a/job.log", xid}, {"a/df.txt", "admin@gpu-a-01:~$ df -kh .\n/dev/sda1 879G 132G 703G 16% /\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host == "gpu-a-01");
+    CHECK(r.findings[0].evidence.at(0).host == "gpu-a-01");
+  }
+  SECTION("a CI runner's header in another file") {
+    auto r = run({{"b/job.log", xid}, {"b/runner.log", "Runner name: 'worker-rocm-amd-34'\nRunner group name: 'Default'\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host == "worker-rocm-amd-34");
+  }
+  SECTION("two machines named: no guess") {
+    auto r = run({{"c/job.log", xid}, {"c/one.txt", "admin@gpu-a-01:~$ df\n"}, {"c/two.txt", "admin@gpu-a-02:~$ df\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host.empty());
+  }
+  SECTION("a finding that names its machine: the others are not filled") {
+    auto r = run({{"d/job.log", xid}, {"d/kern.log", "Mar 14 09:41:07 node2 kernel: " + xid}, {"d/df.txt", "admin@gpu-a-01:~$ df\n"}});
+    REQUIRE(r.findings.size() == 2);
+    CHECK(r.findings[0].host.empty());
+    CHECK(r.findings[1].host == "node2");
+  }
+}
