@@ -300,6 +300,18 @@ size_t date_output(std::string_view r, CivilTime& t) {
   return j;
 }
 
+// "host program " at s[i..] (no colon after the program): sets host; the offset after it, or i.
+size_t host_then_program(std::string_view s, size_t i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == i || a >= s.size() || s[a] != ' ' || !host_like(s.substr(i, a - i))) return i;
+  size_t b = a + 1;
+  while (b < s.size() && (host_char(s[b]) || s[b] == '/')) ++b;
+  if (b == a + 1 || b >= s.size() || s[b] != ' ') return i;
+  p.host = s.substr(i, a - i);
+  return b + 1;
+}
+
 // Each reader below looks for one kind of prefix at s[i]: where the next prefix may start when it
 // read one (blanks after it skipped), or nothing.
 using Next = std::optional<size_t>;
@@ -363,6 +375,9 @@ Next ray_label(std::string_view s, size_t i, LinePrefix& p) {
 // A civil time seen: the first (outermost) stamp is the most reliable, so later ones do not replace it.
 void saw(LinePrefix& p, const CivilTime& t) {
   if (!p.civil) p.civil = t;
+  // A year-less outer stamp and an inner one of the same day with its year (a forwarder's syslog
+  // stamp before a program's own): the inner one gives the year.
+  else if (p.civil->year == 0 && t.year != 0 && t.month == p.civil->month && t.day == p.civil->day) p.civil->year = t.year;
 }
 
 // Unbracketed stamps: Go's and Python's slash dates, date(1), ISO 8601 (a collector's stamp,
@@ -397,6 +412,14 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       if (clock(r, j, t) && j < r.size() && r[j] == ' ') {
         saw(p, t);
         return skip_blanks(s, syslog_host_tag(s, i + j + 1, p));
+      }
+      // A log exporter's UTC variant (Taskcluster's worker logs, via Papertrail): "Dec 17 16:03:58Z
+      // host program message", the program without a colon.
+      if (j < r.size() && r[j] == 'Z' && j + 1 < r.size() && r[j + 1] == ' ') {
+        t.utc_offset_s = 0;
+        saw(p, t);
+        size_t k = syslog_host_tag(s, i + j + 2, p);
+        return skip_blanks(s, k != i + j + 2 ? k : host_then_program(s, k, p));
       }
     }
   }

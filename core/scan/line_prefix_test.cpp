@@ -308,3 +308,23 @@ TEST_CASE("may_carry_time is false only where the prefix parser finds no time") 
     REQUIRE(!(p.civil || p.epoch || p.mono));
   }
 }
+
+TEST_CASE("a log exporter's UTC syslog stamp: 'Dec 17 16:03:58Z host program message'") {
+  auto p = parse_line_prefix(
+      "Dec 17 16:03:58Z translations-1-b-linux-v100-gpu-4-1tb-vvppjagzspgzcf58mfvmzw-1 start-worker 2024/12/17 "
+      "16:03:58 GCP Metadata Service says termination is imminent");
+  CHECK(p.host == "translations-1-b-linux-v100-gpu-4-1tb-vvppjagzspgzcf58mfvmzw-1");
+  REQUIRE(p.civil);
+  CHECK(p.civil->utc_offset_s == 0);
+  CHECK(p.civil->year == 2024);  // the program's own stamp of the same day gives the year
+  CHECK(std::string_view("Dec 17 16:03:58Z translations-1 start-worker x").substr(parse_line_prefix("Dec 17 16:03:58Z translations-1 start-worker x").message_offset) == "x");
+  // With a colon the usual syslog reading holds; a word that is no host name is not taken for one.
+  CHECK(parse_line_prefix("Dec 17 16:04:09Z worker-7 systemd-logind: Power key pressed.").host == "worker-7");
+  CHECK(parse_line_prefix("Dec 17 16:04:09Z Power key pressed.").host.empty());
+  // An inner stamp of another day gives no year.
+  auto q = parse_line_prefix("Mar 14 09:41:07 node1 app[1]: [2024-03-15 00:00:01] late");
+  REQUIRE(q.civil);
+  CHECK(q.civil->year == 0);
+  auto r = parse_line_prefix("Mar 14 09:41:07 node1 app[1]: [2024-03-14 09:41:07,101] same day");
+  CHECK(r.civil->year == 2024);
+}
