@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <re2/re2.h>
 #include <map>
 #include <set>
 #include <tuple>
@@ -527,6 +528,8 @@ class FileScanner {
                         : !task_node.empty()      ? task_node
                                                   : host_around(pos));
     f.host_named = !h.empty();
+    if (f.host.empty() && text.size() == line.size())
+      if (std::string wrapped = host_past_wrap(rule, pos, line); !wrapped.empty()) f.host = short_host(wrapped), f.host_named = true;
     f.task = prefix.task;
     std::string r = field("rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
@@ -618,6 +621,26 @@ class FileScanner {
       }
     }
     return e;
+  }
+
+  // A terminal wraps a long line where its width ends, and a paste keeps the break: the machine a
+  // rule captures ("... at node (ID: ..., IP: 10.0.0.7)") may sit on the next line. Tried only for
+  // a finding that has no machine otherwise, with the two lines joined as the terminal split them.
+  std::string host_past_wrap(int rule, size_t pos, std::string_view line) {
+    const RE2& re = m_.rules().rules[rule].regex();
+    bool captures_host = false;
+    for (const auto& [i, name] : re.CapturingGroupNames()) captures_host |= name == "host";
+    size_t next = pos + line.size();
+    if (!captures_host || next >= buf_.size()) return {};
+    if (buf_[next] == '\r') ++next;
+    if (next >= buf_.size() || buf_[next] != '\n' || next + 1 >= buf_.size()) return {};
+    std::string joined = std::string(line) + std::string(line_at(buf_, next + 1));
+    std::map<std::string, std::string> caps;
+    if (!m_.captures(rule, joined, &caps)) return {};
+    auto it = caps.find("host");
+    if (it == caps.end() || it->second.empty()) return {};
+    touch(next + 1);
+    return it->second;
   }
 
   // Pasted excerpts are small; a collected log names its machine in its path or its lines.

@@ -287,3 +287,27 @@ TEST_CASE("a flat paste: findings that name no machine take the one machine its 
     CHECK(r.findings[1].host == "node2");
   }
 }
+
+TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next line is read") {
+  Fixture fx;
+  fx.w.nodes.clear();
+  RuleSet builtin = load_rules({}).value();
+  auto matcher = Matcher::build(builtin).value();
+  auto run = [&](const std::string& name, const std::string& text) {
+    Collection c;
+    c.sources.push_back(SourceRuntime{"s", "files", Stream::applog, TimeZone::utc(), std::nullopt});
+    c.coverage.push_back(coverage("s"));
+    c.files.push_back(InputFile{fx.dir.file(name, text), 0, "", -1, nullptr});
+    return scan(c, *matcher, fx.w, 1);
+  };
+  const std::string head =
+      "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers (tasks / actors) "
+      "killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at ";
+  auto wrapped = run("wrapped.log", head + "\nnode (ID: 8289f87b78d1, IP: 172.24.0.226) over the last time period.\n");
+  REQUIRE(wrapped.findings.size() == 1);
+  CHECK(wrapped.findings[0].host == "172.24.0.226");
+  // A next line that does not complete the pattern leaves the finding without a machine.
+  auto cut = run("cut.log", head + "\nsomething else entirely\n");
+  REQUIRE(cut.findings.size() == 1);
+  CHECK(cut.findings[0].host.empty());
+}
