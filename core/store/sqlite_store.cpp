@@ -71,7 +71,10 @@ class SqliteStore : public Store {
     sqlite3_busy_timeout(db_, 60000);
     if (auto st = exec("PRAGMA foreign_keys = ON"); !st) return st;
     if (has_table("meta")) return check_version();
-    if (!create || has_any_table()) return not_a_store();
+    if (!create) return not_a_store();
+    // Another diagnosis may have created the store since the look above (its schema commits at
+    // once, meta with the rest): tables now are a store only if meta is among them.
+    if (has_any_table()) return has_table("meta") ? check_version() : not_a_store();
     // WAL: readers never block the writer, and writers queue on the busy timeout. Switching needs
     // a moment alone with the file, so a store created by many diagnoses at once retries.
     if (while_busy([&] { return sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr); }) != SQLITE_OK)
@@ -80,6 +83,10 @@ class SqliteStore : public Store {
     if (has_table("meta")) {  // another writer created it meanwhile
       (void)exec("COMMIT");
       return check_version();
+    }
+    if (has_any_table()) {  // or made the file something else meanwhile
+      (void)exec("ROLLBACK");
+      return not_a_store();
     }
     if (auto st = exec(kSqliteSchema); !st) return rollback(st);
     if (auto st = exec(fmt::format("INSERT INTO meta VALUES ('schema_version', '{}')", kStoreSchemaVersion)); !st)

@@ -3,6 +3,11 @@
 #include <catch2/catch.hpp>
 #include <sqlite3.h>
 
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
 #include "core/store/postgres_store.hpp"
 #include "core/store/store_cases.hpp"
 #include "tests/test_util.hpp"
@@ -26,6 +31,34 @@ TEST_CASE("store: repeat offenders count the diagnoses a node is at the root of"
 TEST_CASE("store: many writers at once lose nothing", "[store]") {
   test::TempDir d;
   test::check_concurrent_writers(d.path() + "/reports.db");
+}
+
+TEST_CASE("store: many diagnoses creating one new store at once all open it", "[store]") {
+  // Released together, the openers race through "no store yet" to "create it": each must end with
+  // the store another created, never "not a report store".
+  constexpr int kRounds = 20, kOpeners = 8;
+  test::TempDir d;
+  for (int round = 0; round < kRounds; ++round) {
+    std::string path = d.path() + "/r" + std::to_string(round) + ".db";
+    std::atomic<int> ready{0};
+    std::atomic<int> failures{0};
+    std::mutex mu;
+    std::string first_error;
+    std::vector<std::thread> openers;
+    for (int k = 0; k < kOpeners; ++k)
+      openers.emplace_back([&] {
+        ++ready;
+        while (ready < kOpeners) std::this_thread::yield();
+        auto store = open_store(path, true);
+        if (!store) {
+          std::lock_guard lock(mu);
+          if (failures++ == 0) first_error = store.error().message;
+        }
+      });
+    for (auto& t : openers) t.join();
+    INFO("round " << round << ": " << first_error);
+    REQUIRE(failures == 0);
+  }
 }
 
 TEST_CASE("store: WAL mode and a schema version, and a newer schema is refused", "[store]") {
