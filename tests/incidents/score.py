@@ -96,7 +96,7 @@ def summary(rows):
 
 def round_of(slug):
     head = slug.split("-", 1)[0]
-    return head if len(head) == 2 and head[0] == "b" and head[1].isdigit() else "b1"
+    return head if len(head) >= 2 and head[0] == "b" and head[1:].isdigit() else "b1"
 
 
 def table(rows, s):
