@@ -20,6 +20,9 @@ struct InputFile {
   std::shared_ptr<const std::string> text;  // inline content (scheduler facts) instead of a file
   std::shared_ptr<const FileExtract> extract = nullptr;  // replay: the file's recorded in-window lines
   std::optional<Stream> stream = std::nullopt;  // the stream its sender declared (pushed logs); unset: the source's
+  // The hint is where the collector found the file (a {host} path template): no line in it (a
+  // prompt, a declared hostname) names another machine for its lines.
+  bool host_certain = false;
 };
 
 struct SourceRuntime {

@@ -405,9 +405,11 @@ class FileScanner {
     return boot_;
   }
 
-  // A line that names no machine: the shell prompt or "Node:" it was pasted under, else the host
-  // the file declares (the kernel's own hostname record), else the one its path names.
+  // A line that names no machine: the machine its collector found the file under ({host}), else the
+  // shell prompt or "Node:" it was pasted under, else the host the file declares (the kernel's own
+  // hostname record), else the one its path names.
   std::string_view host_around(size_t pos) {
+    if (file_.host_certain && !file_.host_hint.empty()) return file_.host_hint;
     if (!hosts_) hosts_.emplace(buf_);
     size_t at = 0;
     std::string_view h = hosts_->section_at(pos, &at);

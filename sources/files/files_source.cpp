@@ -125,6 +125,7 @@ std::vector<InputFile> list_source_files(const FileGlobs& source, size_t index, 
         // A {host} path of a node outside the workload belongs to another job: not ours.
         if (!nodes.empty() && !nodes.count(host)) continue;
         f.host_hint = host;
+        f.host_certain = true;
       }
       f.rank_hint = !rank.empty() ? std::atoi(rank.c_str()) : rank_from_name(m);
       out.push_back(std::move(f));
