@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README line 3: diagnose the bundled examples into a report store, then serve the dashboard on
+# After the README's two set-up commands: diagnose the bundled examples into a report store, then serve the dashboard on
 # http://127.0.0.1:8080/ (Ctrl-C stops it). Builds what is missing first, as run-example.sh does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
