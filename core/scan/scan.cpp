@@ -1,9 +1,5 @@
 #include "core/scan/scan.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -25,6 +21,8 @@
 #include "core/scan/source_status.hpp"
 #include "core/scan/year_anchor.hpp"
 #include "core/scan/file_bytes.hpp"
+#include "core/scan/evidence.hpp"
+#include "core/scan/scan_inputs.hpp"
 
 namespace attribution {
 namespace {
@@ -46,74 +44,10 @@ struct FileScan {
   std::set<std::string> named_hosts;
 };
 
-std::string evidence_text(std::string_view line) {
-  if (line.size() <= kMaxEvidenceText) return sanitize_utf8(line);
-  // Cut on a UTF-8 boundary so the kept prefix stays valid.
-  size_t cut = kMaxEvidenceText;
-  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
-  return sanitize_utf8(line.substr(0, cut)) + fmt::format(" [... {} more bytes]", line.size() - cut);
-}
 
-// `take` bytes of a regular, uncompressed file from its start, or its end (from a line start);
-// empty otherwise.
-std::string file_part(const std::string& path, size_t take, bool tail = false) {
-  std::string part;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return part;
-  struct stat st {};
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    char magic[2] = {0, 0};
-    bool gzip = pread(fd, magic, 2, 0) == 2 && static_cast<unsigned char>(magic[0]) == 0x1f &&
-                static_cast<unsigned char>(magic[1]) == 0x8b;  // gzip: its bytes are not the text
-    size_t size = static_cast<size_t>(st.st_size);
-    off_t from = tail && size > take ? static_cast<off_t>(size - take) : 0;
-    if (!gzip && !(tail && from == 0)) {
-      part.resize(take);
-      ssize_t got = pread(fd, part.data(), take, from);
-      part.resize(got > 0 ? static_cast<size_t>(got) : 0);
-      if (from > 0) part.erase(0, std::min(part.size(), part.find('\n') + 1));
-    }
-  }
-  ::close(fd);
-  return part;
-}
-
-std::string file_head(const std::string& path, size_t take) { return file_part(path, take); }
-
-// Up to 1 MiB from the starts of the first files, for the prefilter to choose windows of the
-// literals that these logs rarely repeat.
-std::string input_sample(const Collection& c) {
-  constexpr size_t kSampleBytes = 1 << 20, kPerFile = 128 << 10;
-  std::string sample;
-  for (const InputFile& f : c.files) {
-    size_t take = std::min(kPerFile, kSampleBytes - sample.size());
-    if (take == 0) break;
-    if (f.text) sample.append(std::string_view(*f.text).substr(0, take));
-    else if (f.extract) sample.append(std::string_view(f.extract->text).substr(0, take));
-    else sample += file_head(f.path, take);
-  }
-  return sample;
-}
-
-// The bytes to scan, as far as a stat tells (a compressed file counts its stored size).
-uint64_t input_bytes(const Collection& c) {
-  uint64_t total = 0;
-  for (const InputFile& f : c.files) {
-    std::error_code ec;
-    if (f.text) total += f.text->size();
-    else if (f.extract) total += f.extract->text.size();
-    else if (auto n = std::filesystem::file_size(f.path, ec); !ec) total += n;
-  }
-  return total;
-}
 constexpr uint64_t kTuneFrom = uint64_t(16) << 20;
 
 constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pages behind it are released
-
-// Where a job's year-less stamps go (job_year below).
-struct JobYear {
-  std::optional<Micros> anchor, floor;
-};
 
 class FileScanner {
  public:
@@ -586,44 +520,7 @@ class FileScanner {
     out.findings.push_back(std::move(f));
   }
 
-  // What a matching line leaves as evidence, before it is written out.
-  struct PendingEvidence {
-    std::string block;      // a multi-line rule's lines joined by '\n'; empty for a single line
-    std::string_view line;  // the (first) line, in the file's bytes
-    int64_t line_no = 0;
-    Micros time = 0;
-    bool time_inferred = false;
-    std::string host;
-    int rank = -1;
-    std::map<std::string, std::string> captures;  // all of them, unsanitized
-  };
-
-  Evidence evidence(const PendingEvidence& p) const {
-    Evidence e;
-    e.time = p.time;
-    e.time_inferred = p.time_inferred;
-    e.source = src_.name;
-    e.host = p.host;
-    e.rank = p.rank;
-    e.location = fmt::format("{}:{}", file_.path, p.line_no);
-    // Every capture goes into the evidence (what a rule author reads in the report); the finding
-    // keeps only those later passes read.
-    for (const auto& [k, v] : p.captures) e.captures.emplace(k, sanitize_utf8(std::string_view(v).substr(0, kMaxEvidenceText)));
-    e.cut = p.line.size() > kMaxEvidenceText;
-    if (p.block.empty()) {
-      e.text = evidence_text(p.line);
-    } else {  // a block: its lines joined by " | "
-      std::string_view text = p.block;
-      for (size_t a = 0; a <= text.size();) {
-        size_t b = text.find('\n', a);
-        if (b == std::string_view::npos) b = text.size();
-        e.text += (a ? " | " : "") + evidence_text(text.substr(a, b - a));
-        e.cut |= b - a > kMaxEvidenceText;
-        a = b + 1;
-      }
-    }
-    return e;
-  }
+  Evidence evidence(const PendingEvidence& p) const { return make_evidence(p, src_.name, file_.path); }
 
   // A terminal wraps a long line where its width ends, and a paste keeps the break: the machine a
   // rule captures ("... at node (ID: ..., IP: 10.0.0.7)") may sit on the next line. Tried only for
@@ -698,34 +595,6 @@ class FileScanner {
 }  // namespace
 
 namespace {
-
-// Where year-less stamps go: the scheduler's window, else what the job's logs say of the year
-// (read from each file's first and last lines: a torchrun summary sits at the end).
-JobYear job_year(const Collection& c, const Workload& w) {
-  if (w.start && w.end) return {*w.start + (*w.end - *w.start) / 2, std::nullopt};
-  if (w.start) return {*w.start, std::nullopt};
-  if (w.end) return {*w.end, std::nullopt};
-  constexpr size_t kPartBytes = 64 << 10, kPartLines = 400, kEnough = 256;
-  YearClues clues;
-  for (const InputFile& f : c.files) {
-    if (clues.stamps.size() >= kEnough) break;
-    const TimeZone& zone = c.sources[f.source].zone;
-    auto add = [&](std::string_view text) {
-      add_year_clues(text.substr(0, kPartBytes), zone, kPartLines, clues);
-      if (text.size() > kPartBytes) {
-        std::string_view tail = text.substr(text.size() - kPartBytes);
-        add_year_clues(tail.substr(std::min(tail.size(), tail.find('\n') + 1)), zone, kPartLines, clues);
-      }
-    };
-    if (f.text) add(*f.text);
-    else if (f.extract) add(f.extract->text);
-    else {
-      add_year_clues(file_part(f.path, kPartBytes), zone, kPartLines, clues);
-      add_year_clues(file_part(f.path, kPartBytes, true), zone, kPartLines, clues);
-    }
-  }
-  return {year_anchor_of(std::move(clues.stamps)), clues.floor};
-}
 
 // A flat paste whose findings name no machine, while its files name exactly one (a shell prompt
 // above `df` output, a CI runner's header in a separate file): that machine is where they ran.
