@@ -22,12 +22,12 @@
 #include "core/scan/year_anchor.hpp"
 #include "core/scan/file_bytes.hpp"
 #include "core/scan/evidence.hpp"
+#include "core/scan/file_times.hpp"
 #include "core/scan/scan_inputs.hpp"
 
 namespace attribution {
 namespace {
 
-constexpr int kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
 
 struct FileScan {
   std::vector<Finding> findings;
@@ -98,6 +98,8 @@ class FileScanner {
     }
     set_year_context();
     buf_ = buf;
+    times_.emplace(buf_, ctx_, job_year_.has_value(), w_.start ? w_.window.start : kTimeUnknown,
+                   [this](size_t pos) { return origin(pos); }, [this](size_t pos) { touch(pos); });
     size_t pos = 0;
     std::vector<int> hits, blocks;
     bytes_ = bytes ? &*bytes : nullptr;
@@ -124,7 +126,7 @@ class FileScanner {
     settle_evidence(out);
     name_hosts(out);
     if (record_) out.extract = recorded_extract(window_lines(), out);
-    out.year_inferred = year_guessed_;
+    out.year_inferred = times_->year_guessed();
     return out;
   }
 
@@ -252,7 +254,7 @@ class FileScanner {
     std::optional<size_t> prev;
     bool prev_in = false;
     for (size_t pos = 0; pos < buf_.size();) {
-      std::optional<Micros> t = time_of(parse_line_prefix(line_at(buf_, pos)));
+      std::optional<Micros> t = times_->time_of(parse_line_prefix(line_at(buf_, pos)));
       if (!t) {
         run.push_back(pos);
       } else {
@@ -314,31 +316,6 @@ class FileScanner {
     return out;
   }
 
-  std::optional<Micros> boot_from_file() {
-    if (boot_searched_) return boot_;
-    boot_searched_ = true;
-    size_t pos = 0;
-    for (int n = 0; n < 200000 && pos < buf_.size(); ++n) {
-      std::string_view l = line_at(buf_, pos);
-      LinePrefix p = parse_line_prefix(l);
-      if (p.mono && (p.civil || p.epoch)) {
-        TimeContext c = ctx_;
-        c.boot.reset();
-        LinePrefix wall = p;
-        wall.mono.reset();
-        if (auto t = resolve_time(wall, c)) {
-          touch(pos);
-          boot_ = *t - *p.mono;
-          return boot_;
-        }
-      }
-      size_t eol = buf_.find('\n', pos);
-      if (eol == std::string_view::npos) break;
-      pos = eol + 1;
-    }
-    return boot_;
-  }
-
   // A line that names no machine: the machine its collector found the file under ({host}), else the
   // shell prompt or "Node:" it was pasted under, else the host the file declares (the kernel's own
   // hostname record), else the one its path names.
@@ -353,82 +330,6 @@ class FileScanner {
     return h;
   }
 
-  std::optional<Micros> time_of(const LinePrefix& p) {
-    if (!p.civil && !p.epoch && p.mono && !ctx_.boot) ctx_.boot = boot_from_file();
-    if (p.civil && p.civil->year == 0 && !job_year_) year_guessed_ = true;
-    return resolve_time(p, ctx_);
-  }
-
-  // The time the line at `start` carries, if any; most lines a look-around passes carry none.
-  std::optional<Micros> own_time(size_t start) {
-    std::string_view line = line_at(buf_, start);
-    if (!may_carry_time(line)) return std::nullopt;
-    return time_of(parse_line_prefix(line));
-  }
-
-  // A line without its own time takes the time of the nearest timed line in the same file (by
-  // byte distance; the earlier on a tie): a bounded time, marked inferred. Queries come in file
-  // order, so the last answer is reused across a run of untimed lines instead of searching again.
-  struct Anchor {
-    size_t pos;
-    std::optional<Micros> time;  // unset: nothing timed before `pos` (a forward search's limit)
-  };
-
-  std::optional<Anchor> search_back(size_t q, size_t floor) {
-    size_t start = q;
-    for (int n = 0; n < kInferSearchLines && start > floor; ++n) {
-      size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
-      start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
-      if (start <= floor && floor > 0) break;
-      if (auto t = own_time(start)) {
-        touch(start);
-        return Anchor{start, t};
-      }
-    }
-    return std::nullopt;
-  }
-
-  Anchor search_forward(size_t q) {
-    size_t p = buf_.find('\n', q);
-    for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) {
-      if (auto t = own_time(p + 1)) {
-        touch(p + 1);
-        return Anchor{p + 1, t};
-      }
-      p = buf_.find('\n', p + 1);
-    }
-    return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
-  }
-
-  Micros inferred_time(size_t q) {
-    std::optional<Anchor> prev;
-    Anchor next{0, std::nullopt};
-    if (last_query_ && q > *last_query_ && q < last_next_.pos) {
-      prev = last_prev_;  // nothing timed lies between the last query and its next anchor
-      next = last_next_;
-    } else {
-      size_t floor = 0;
-      std::optional<Anchor> below;
-      if (last_query_ && q > *last_query_) {
-        // The last forward search read every line up to last_next_.pos: none of them is read again.
-        bool next_is_below = last_next_.time && last_next_.pos < q;
-        floor = std::max(*last_query_, last_next_.pos);
-        below = next_is_below ? std::optional<Anchor>(last_next_) : last_prev_;
-      }
-      prev = search_back(q, floor);
-      if (!prev) prev = below;
-      next = search_forward(q);
-    }
-    last_query_ = q;
-    last_prev_ = prev;
-    last_next_ = next;
-    if (next.time && (!prev || origin(next.pos) - origin(q) < origin(q) - origin(prev->pos))) return *next.time;
-    if (prev) return *prev->time;
-    // Nothing in this file has a time: the window's start bounds it; without a window it is unknown
-    // (never the moment the file was copied).
-    return w_.start ? w_.window.start : kTimeUnknown;
-  }
-
   void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
             const LinePrefix& prefix, FileScan& out) {
     Finding f;
@@ -438,11 +339,11 @@ class FileScanner {
     std::optional<Micros> t;
     if (auto it = f.fields.find("time"); it != f.fields.end()) {
       if (auto c = parse_iso8601(it->second)) t = c->utc_offset_s ? civil_to_micros_utc(*c) - Micros(*c->utc_offset_s) * kMicrosPerSecond
-                                                                 : ctx_.zone.to_utc(*c);
+                                                                 : times_->context().zone.to_utc(*c);
     }
-    if (!t) t = time_of(prefix);
+    if (!t) t = times_->time_of(prefix);
     f.time_inferred = !t;
-    f.first_seen = f.last_seen = t ? *t : inferred_time(pos);
+    f.first_seen = f.last_seen = t ? *t : times_->inferred_time(pos);
     auto field = [&](const char* k) -> std::string {
       auto it = f.fields.find(k);
       return it == f.fields.end() ? std::string() : it->second;
@@ -570,8 +471,8 @@ class FileScanner {
   const Workload& w_;
   std::optional<Micros> job_year_;  // where year-less stamps go: the window's or the logs' own time
   std::optional<Micros> year_floor_;  // the latest kernel/driver build date the logs print
-  bool year_guessed_ = false;
-  TimeContext ctx_;
+  TimeContext ctx_;  // what the file's times are read with (set_year_context)
+  std::optional<FileTimes> times_;  // the file's line times, while run() reads it
   Stream stream_ = Stream::applog;
   std::string_view buf_;
   bool record_;
@@ -583,13 +484,8 @@ class FileScanner {
   FileBytes* bytes_ = nullptr;  // the file's bytes, while run() reads them (null for inline text)
   std::vector<size_t> touched_;  // recording: starts of the lines the scan read for its findings
   std::optional<FileHosts> hosts_;  // section and declared hosts, found when a line names none
-  bool boot_searched_ = false;
-  std::optional<Micros> boot_;
   std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
   std::map<size_t, PendingEvidence> pending_;  // by finding: the last line of its burst so far
-  std::optional<size_t> last_query_;
-  std::optional<Anchor> last_prev_;
-  Anchor last_next_{0, std::nullopt};
 };
 
 }  // namespace

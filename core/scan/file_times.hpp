@@ -1,0 +1,53 @@
+#pragma once
+// The times of one file's lines: a line's own (its prefix; dmesg seconds since boot with the boot
+// time the file itself gives), and for a line without one, the nearest timed line's.
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "core/scan/line_prefix.hpp"
+
+namespace attribution {
+
+class FileTimes {
+ public:
+  // `year_known`: the job gives year-less stamps their year (else it is guessed, and said so).
+  // `unknown`: the time of a line in a file where nothing has a time (the window's start, or
+  // kTimeUnknown). `origin`: where a position lies in the original file (a replay's extract keeps
+  // only some lines; distances are the original's). `touch`: told every line read for a time.
+  FileTimes(std::string_view buf, TimeContext ctx, bool year_known, Micros unknown, std::function<int64_t(size_t)> origin,
+            std::function<void(size_t)> touch);
+
+  std::optional<Micros> time_of(const LinePrefix& p);
+  // The time of the nearest timed line in the file (by byte distance; the earlier on a tie) for the
+  // line at `q`, which has none: a bounded time, marked inferred by the caller. Queries in file
+  // order reuse the last answer across a run of untimed lines instead of searching again.
+  Micros inferred_time(size_t q);
+  const TimeContext& context() const { return ctx_; }
+  bool year_guessed() const { return year_guessed_; }
+
+ private:
+  struct Anchor {
+    size_t pos;
+    std::optional<Micros> time;  // unset: nothing timed before `pos` (a forward search's limit)
+  };
+  std::optional<Micros> boot_from_file();
+  std::optional<Micros> own_time(size_t start);
+  std::optional<Anchor> search_back(size_t q, size_t floor);
+  Anchor search_forward(size_t q);
+
+  std::string_view buf_;
+  TimeContext ctx_;
+  bool year_known_;
+  Micros unknown_;
+  std::function<int64_t(size_t)> origin_;
+  std::function<void(size_t)> touch_;
+  bool year_guessed_ = false;
+  bool boot_searched_ = false;
+  std::optional<Micros> boot_;
+  std::optional<size_t> last_query_;
+  std::optional<Anchor> last_prev_;
+  Anchor last_next_{0, std::nullopt};
+};
+
+}  // namespace attribution
