@@ -190,12 +190,14 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   lap("collect");
   ScanResult scanned = scan(collection, **matcher, *workload, req.threads, record, req.progress);
   lap("scan and match");
-  settle_window(*workload, scanned);
   add_bundle_coverage(collection.coverage, in.bundle_problems);
+  // A bundle keeps the workload as the scan saw it: a window the logs' own span settles here is
+  // settled again on replay, never mistaken there for one the scheduler gave.
   std::optional<BundleContents> recorded;
   if (record)
     ATTRIBUTION_TRY(recorded, bundle_contents(req, in, *workload, recording_runner, recording_http, recording_kube,
                                               recording_files, collection, scanned));
+  settle_window(*workload, scanned);
   Timeline timeline = build_timeline(std::move(scanned.findings), *rules, *workload);
   lap("timeline");
   Diagnosis diagnosis = resolve_precedence(timeline, *rules, *workload);

@@ -15,9 +15,9 @@ FileTimes::FileTimes(std::string_view buf, TimeContext ctx, bool year_known, Mic
     : buf_(buf), ctx_(std::move(ctx)), year_known_(year_known), unknown_(unknown), origin_(std::move(origin)),
       touch_(std::move(touch)) {}
 
-std::optional<Micros> FileTimes::time_of(const LinePrefix& p) {
+std::optional<Micros> FileTimes::time_of(const LinePrefix& p, bool note_guess) {
   if (!p.civil && !p.epoch && p.mono && !ctx_.boot) ctx_.boot = boot_from_file();
-  if (p.civil && p.civil->year == 0 && !year_known_) year_guessed_ = true;
+  if (note_guess && p.civil && p.civil->year == 0 && !year_known_) year_guessed_ = true;
   return resolve_time(p, ctx_);
 }
 

@@ -18,7 +18,9 @@ class FileTimes {
   FileTimes(std::string_view buf, TimeContext ctx, bool year_known, Micros unknown, std::function<int64_t(size_t)> origin,
             std::function<void(size_t)> touch);
 
-  std::optional<Micros> time_of(const LinePrefix& p);
+  // `note_guess`: a year-less stamp read here counts as a guessed year (the report says so); a
+  // recording's look at every line for its window must not, or recording would change the report.
+  std::optional<Micros> time_of(const LinePrefix& p, bool note_guess = true);
   // The time of the nearest timed line in the file (by byte distance; the earlier on a tie) for the
   // line at `q`, which has none: a bounded time, marked inferred by the caller. Queries in file
   // order reuse the last answer across a run of untimed lines instead of searching again.

@@ -409,13 +409,14 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
     if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
       ++j;
       t.day = static_cast<int>(day);
-      if (clock(r, j, t) && j < r.size() && r[j] == ' ') {
+      const bool timed = clock(r, j, t);
+      if (timed && j < r.size() && r[j] == ' ') {
         saw(p, t);
         return skip_blanks(s, syslog_host_tag(s, i + j + 1, p));
       }
       // A log exporter's UTC variant (Taskcluster's worker logs, via Papertrail): "Dec 17 16:03:58Z
       // host program message", the program without a colon.
-      if (j < r.size() && r[j] == 'Z' && j + 1 < r.size() && r[j + 1] == ' ') {
+      if (timed && j < r.size() && r[j] == 'Z' && j + 1 < r.size() && r[j + 1] == ' ') {
         t.utc_offset_s = 0;
         saw(p, t);
         size_t k = syslog_host_tag(s, i + j + 2, p);

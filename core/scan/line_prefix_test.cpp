@@ -297,7 +297,8 @@ TEST_CASE("may_carry_time is false only where the prefix parser finds no time") 
   std::mt19937 rng(20261202);
   const std::string parts[] = {"2025", "-03", "-14", "T", " ", "08", ":", "05", "41", ".", "101", "Z", "[", "]",
                                "   ", "12", "Mar", "Sun", "node01", "kernel:", "E1218", "/", "{", "}", "\"",
-                               "__REALTIME_TIMESTAMP", "1741939541000000", ",", "rank3", "3: ", "> ", "UTC", "x"};
+                               "__REALTIME_TIMESTAMP", "1741939541000000", ",", "rank3", "3: ", "> ", "UTC", "x",
+                               "Dec 17 ", "Z ", "host-1 ", "prog "};
   for (int n = 0; n < 200000; ++n) {
     std::string l;
     for (int k = std::uniform_int_distribution<int>(1, 14)(rng); k > 0; --k)
@@ -321,6 +322,9 @@ TEST_CASE("a log exporter's UTC syslog stamp: 'Dec 17 16:03:58Z host program mes
   // With a colon the usual syslog reading holds; a word that is no host name is not taken for one.
   CHECK(parse_line_prefix("Dec 17 16:04:09Z worker-7 systemd-logind: Power key pressed.").host == "worker-7");
   CHECK(parse_line_prefix("Dec 17 16:04:09Z Power key pressed.").host.empty());
+  // No clock, no stamp (and may_carry_time agrees).
+  CHECK_FALSE(parse_line_prefix("Dec 17 Z host-1 prog msg").civil);
+  CHECK_FALSE(may_carry_time("Dec 17 Z host-1 prog msg"));
   // An inner stamp of another day gives no year.
   auto q = parse_line_prefix("Mar 14 09:41:07 node1 app[1]: [2024-03-15 00:00:01] late");
   REQUIRE(q.civil);

@@ -254,7 +254,7 @@ class FileScanner {
     std::optional<size_t> prev;
     bool prev_in = false;
     for (size_t pos = 0; pos < buf_.size();) {
-      std::optional<Micros> t = times_->time_of(parse_line_prefix(line_at(buf_, pos)));
+      std::optional<Micros> t = times_->time_of(parse_line_prefix(line_at(buf_, pos)), false);
       if (!t) {
         run.push_back(pos);
       } else {
@@ -435,11 +435,11 @@ class FileScanner {
     if (buf_[next] == '\r') ++next;
     if (next >= buf_.size() || buf_[next] != '\n' || next + 1 >= buf_.size()) return {};
     std::string joined = std::string(line) + std::string(line_at(buf_, next + 1));
+    touch(next + 1);  // read either way: a replay must see the same next line
     std::map<std::string, std::string> caps;
     if (!m_.captures(rule, joined, &caps)) return {};
     auto it = caps.find("host");
     if (it == caps.end() || it->second.empty()) return {};
-    touch(next + 1);
     return it->second;
   }
 
@@ -447,7 +447,8 @@ class FileScanner {
   static constexpr size_t kNamedHostsBytes = size_t(1) << 20;
 
   void name_hosts(FileScan& out) {
-    if (buf_.size() > kNamedHostsBytes) return;
+    // The file's own size, not the buffer's: a replay reads only the recorded extract of it.
+    if (file_.host_certain || out.bytes > static_cast<int64_t>(kNamedHostsBytes)) return;
     for (const Finding& f : out.findings)
       if (!f.host.empty()) return;
     if (!hosts_) hosts_.emplace(buf_);

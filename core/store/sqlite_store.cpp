@@ -260,10 +260,19 @@ class SqliteStore : public Store {
   }
 
   // BEGIN IMMEDIATE waits on the busy timeout, except where SQLite answers BUSY at once (a
-  // connection opening the WAL while another recovers or switches it): then it is tried again.
+  // connection opening the WAL while another recovers or switches it): only such quick answers are
+  // tried again, so a store another writer holds fails after one busy timeout, not hundreds.
   Status begin_write() {
-    if (while_busy([&] { return sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr); }) == SQLITE_OK) return Ok{};
-    return exec("BEGIN IMMEDIATE");  // for its message
+    for (int tries = 0; tries < 500; ++tries) {
+      auto t0 = std::chrono::steady_clock::now();
+      int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+      if (rc == SQLITE_OK) return Ok{};
+      bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
+      if (!busy || std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1))
+        return make_error(ErrorKind::output, std::string("report store: ") + sqlite3_errmsg(db_), path_, 0, {}, store_hint());
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return make_error(ErrorKind::output, std::string("report store: ") + sqlite3_errmsg(db_), path_, 0, {}, store_hint());
   }
 
   Status exec(const std::string& sql) {
