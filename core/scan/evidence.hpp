@@ -11,7 +11,7 @@ namespace attribution {
 
 struct PendingEvidence {
   std::string block;      // a multi-line rule's lines joined by '\n'; empty for a single line
-  std::string_view line;  // the (first) line, in the file's bytes
+  std::string line;       // the (first) line, copied: the file's pages behind the scan may be released
   int64_t line_no = 0;
   Micros time = 0;
   bool time_inferred = false;

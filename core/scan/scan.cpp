@@ -401,16 +401,23 @@ class FileScanner {
       if (continues_burst(p, f, m_.rules().rules[rule].burst)) {
         // A burst keeps its first and last lines as evidence: a later line only replaces the last,
         // so its evidence is written once the burst is over, not for every line of it.
-        PendingEvidence& e = pending_[at];
-        e = PendingEvidence{text.size() == line.size() ? std::string() : std::string(text), line, line_no, f.first_seen,
-                            f.time_inferred, f.host, f.rank, std::move(f.fields)};
+        PendingEvidence& e = pending_[at];  // assigned field by field: its strings' buffers are reused
+        if (text.size() == line.size()) e.block.clear();
+        else e.block.assign(text);
+        e.line.assign(line);
+        e.line_no = line_no;
+        e.time = f.first_seen;
+        e.time_inferred = f.time_inferred;
+        e.host.assign(f.host);
+        e.rank = f.rank;
+        e.captures = std::move(f.fields);
         if (p.evidence.size() < 2) p.evidence.emplace_back();
         f.evidence.clear();
         fold_into(p, std::move(f));
         return;
       }
     }
-    f.evidence.push_back(evidence(PendingEvidence{text.size() == line.size() ? std::string() : std::string(text), line,
+    f.evidence.push_back(evidence(PendingEvidence{text.size() == line.size() ? std::string() : std::string(text), std::string(line),
                                                   line_no, f.first_seen, f.time_inferred, f.host, f.rank, f.fields}));
     for (auto it = f.fields.begin(); it != f.fields.end();) it = kept_capture(it->first) ? std::next(it) : f.fields.erase(it);
     if (out.findings.size() >= max_findings_) {  // a memory bound against hostile input
