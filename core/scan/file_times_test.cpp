@@ -13,22 +13,25 @@ TimeContext utc2025() { return TimeContext{TimeZone::utc(), test::utc("2025-03-1
 
 TEST_CASE("file times: an untimed line takes the nearest timed line's time, the earlier on a tie") {
   const std::string buf =
-      "2025-03-14T09:00:00Z node1 a\n"   // 0
-      "untimed one\n"                    // 29
-      "untimed two long line here\n"     // 41
-      "2025-03-14T09:10:00Z node1 b\n";  // 68
+      "2025-03-14T09:00:00Z node1 a\n"
+      "untimed one\n"
+      "untimed two long line here\n"
+      "2025-03-14T09:10:00Z node1 b\n";
+  const size_t one = buf.find("untimed one"), two = buf.find("untimed two"), last = buf.rfind("2025");
   std::vector<size_t> touched;
   FileTimes t(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); },
               [&](size_t p) { touched.push_back(p); });
-  CHECK(t.inferred_time(29) == test::utc("2025-03-14T09:00:00Z"));  // 29 from the first, 39 to the last
-  CHECK(t.inferred_time(41) == test::utc("2025-03-14T09:10:00Z"));  // 41 against 27
+  REQUIRE(one < last - one);  // nearer the first timed line
+  CHECK(t.inferred_time(one) == test::utc("2025-03-14T09:00:00Z"));
+  REQUIRE(last - two < two);  // nearer the last
+  CHECK(t.inferred_time(two) == test::utc("2025-03-14T09:10:00Z"));
   CHECK_FALSE(touched.empty());  // the anchors read are recorded
   CHECK_FALSE(t.year_guessed());
 }
 
 TEST_CASE("file times: nothing timed gives the caller's bound; dmesg seconds take the file's boot") {
   FileTimes none("no time\nat all\n", utc2025(), true, 42, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
-  CHECK(none.inferred_time(8) == 42);
+  CHECK(none.inferred_time(std::string_view("no time\n").size()) == 42);
   const std::string dmesg =
       "2025-03-14T09:00:00Z node1 kernel: [  100.000000] booted a while ago\n"
       "[  160.500000] NVRM: Xid 79\n";

@@ -173,10 +173,6 @@ namespace {
 constexpr size_t kSectionLookBack = size_t(8) << 20;  // a prompt further up than this is not looked for
 constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its host at boot, near the top
 
-}  // namespace
-
-namespace {
-
 // A section line of a file: section_host, for lines that start with a prompt's characters.
 std::optional<std::string_view> opens_section(std::string_view l) {
   char c = l.empty() ? '\0' : l[0];
@@ -187,6 +183,21 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 
 }  // namespace
 
+// Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "Node:") and
+// start with a prompt's characters are parsed: the rest are skipped by byte search.
+template <class Visit>
+void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
+  for (size_t pos = from; pos < limit && pos < buf_.size();) {
+    size_t hit = next_section_key(pos, limit);
+    if (hit == std::string_view::npos) break;
+    pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;  // npos + 1 == 0: the first line
+    if (auto h = opens_section(line_at(buf_, pos))) visit(*h, pos);
+    size_t eol = buf_.find('\n', pos);
+    if (eol == std::string_view::npos) break;
+    pos = eol + 1;
+  }
+}
+
 std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   if (!started_ || line_start < scanned_) {  // first query, or one before the last: look back afresh
     started_ = true;
@@ -194,17 +205,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
     std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);
     scanned_ = line_start > kSectionLookBack ? buf_.find('\n', line_start - kSectionLookBack) + 1 : 0;
   }
-  // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "Node:")
-  // and start with a prompt's characters are parsed: the look-back skips the rest by byte search.
-  for (size_t pos = scanned_; pos < line_start && pos < buf_.size();) {
-    size_t hit = next_section_key(pos, line_start);
-    if (hit == std::string_view::npos) break;
-    pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;  // npos + 1 == 0: the first line
-    if (auto h = opens_section(line_at(buf_, pos))) section_ = *h, section_pos_ = pos;
-    size_t eol = buf_.find('\n', pos);
-    if (eol == std::string_view::npos) break;
-    pos = eol + 1;
-  }
+  each_section_line(scanned_, line_start, [&](std::string_view h, size_t pos) { section_ = h, section_pos_ = pos; });
   // The line itself may be the prompt ("root@node1:~# dmesg | grep Xid" names the node it ran on).
   if (auto h = section_host(line_at(buf_, line_start))) section_ = *h, section_pos_ = line_start;
   scanned_ = std::max(scanned_, line_start);
@@ -234,18 +235,9 @@ std::set<std::string_view> FileHosts::named(std::vector<size_t>* where) {
   std::set<std::string_view> out;
   size_t at = 0;
   if (std::string_view d = declared(&at); !d.empty()) out.insert(d), where->push_back(at);
-  std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);
-  started_ = false;  // a later section_at looks back afresh
-  for (size_t pos = 0; pos < buf_.size();) {
-    size_t hit = next_section_key(pos, buf_.size());
-    if (hit == std::string_view::npos) break;
-    pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;
-    if (auto h = opens_section(line_at(buf_, pos))) out.insert(*h), where->push_back(pos);
-    size_t eol = buf_.find('\n', pos);
-    if (eol == std::string_view::npos) break;
-    pos = eol + 1;
-  }
-  std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);
+  std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);  // the keys' next positions are from the start again
+  started_ = false;  // and a later section_at looks back afresh
+  each_section_line(0, buf_.size(), [&](std::string_view h, size_t pos) { out.insert(h), where->push_back(pos); });
   return out;
 }
 

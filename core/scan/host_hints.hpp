@@ -42,6 +42,9 @@ class FileHosts {
   // The start of the first occurrence at or after `from`, before `limit`, of a byte sequence every
   // section line holds; npos when there is none.
   size_t next_section_key(size_t from, size_t limit);
+  // Calls visit(host, line start) for each section line starting in [from, limit), in order.
+  template <class Visit>
+  void each_section_line(size_t from, size_t limit, Visit visit);
 
   static constexpr size_t kUnsearched = std::string_view::npos - 1;
   std::string_view buf_;

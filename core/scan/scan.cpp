@@ -434,11 +434,8 @@ class FileScanner {
   // rule captures ("... at node (ID: ..., IP: 10.0.0.7)") may sit on the next line. Tried only for
   // a finding that has no machine otherwise, with the two lines joined as the terminal split them.
   std::string host_past_wrap(int rule, size_t pos, std::string_view line) {
-    const RE2& re = m_.rules().rules[rule].regex();
-    bool captures_host = false;
-    for (const auto& [i, name] : re.CapturingGroupNames()) captures_host |= name == "host";
     size_t next = pos + line.size();
-    if (!captures_host || next >= buf_.size()) return {};
+    if (!m_.rules().rules[rule].regex().NamedCapturingGroups().count("host") || next >= buf_.size()) return {};
     if (buf_[next] == '\r') ++next;
     if (next >= buf_.size() || buf_[next] != '\n' || next + 1 >= buf_.size()) return {};
     std::string joined = std::string(line) + std::string(line_at(buf_, next + 1));

@@ -7,16 +7,17 @@ using namespace attribution;
 
 TEST_CASE("scan inputs: a file's head and tail, the bytes to come, a sample") {
   test::TempDir d;
-  std::string path = d.file("a.log", "first line\nsecond line\nthird line\n");
+  const std::string text = "first line\nsecond line\nthird line\n", inline_text = "abc\n";
+  std::string path = d.file("a.log", text);
   CHECK(file_part(path, 5) == "first");
   CHECK(file_part(path, 16, true) == "third line\n");  // from the next line start
   CHECK(file_part(d.path() + "/none.log", 5).empty());
   Collection c;
   c.sources.push_back(SourceRuntime{"s", "files", Stream::applog, TimeZone::utc(), std::nullopt});
   c.files.push_back(InputFile{path, 0, "", -1, nullptr});
-  c.files.push_back(InputFile{"inline", 0, "", -1, std::make_shared<const std::string>("abc\n")});
-  CHECK(input_bytes(c) == 34 + 4);
-  CHECK(input_sample(c) == "first line\nsecond line\nthird line\nabc\n");
+  c.files.push_back(InputFile{"inline", 0, "", -1, std::make_shared<const std::string>(inline_text)});
+  CHECK(input_bytes(c) == text.size() + inline_text.size());
+  CHECK(input_sample(c) == text + inline_text);
 }
 
 TEST_CASE("scan inputs: the job's year from its window, else from the logs' own full stamps") {

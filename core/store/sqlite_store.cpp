@@ -213,14 +213,17 @@ class SqliteStore : public Store {
   }
 
   // Runs `attempt` (it returns a SQLite result code) again while another connection holds the file
-  // alone, creating the store or switching it to WAL: SQLite answers BUSY then even past the busy
-  // timeout. Up to 10 s.
+  // alone, creating the store, switching it to WAL or recovering it: SQLite answers BUSY at once then,
+  // without waiting on the busy timeout. Up to 10 s of such answers. A BUSY that came after the busy
+  // timeout is final: another writer holds the store, and waiting again would wait for hours.
   template <class Attempt>
   static int while_busy(Attempt attempt) {
     for (int tries = 0;; ++tries) {
+      const auto t0 = std::chrono::steady_clock::now();
       int rc = attempt();
       bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
-      if (!busy || tries >= 500) return rc;
+      bool waited = std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1);
+      if (!busy || waited || tries >= 500) return rc;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
@@ -259,20 +262,9 @@ class SqliteStore : public Store {
     return Ok{};
   }
 
-  // BEGIN IMMEDIATE waits on the busy timeout, except where SQLite answers BUSY at once (a
-  // connection opening the WAL while another recovers or switches it): only such quick answers are
-  // tried again, so a store another writer holds fails after one busy timeout, not hundreds.
   Status begin_write() {
-    for (int tries = 0; tries < 500; ++tries) {
-      auto t0 = std::chrono::steady_clock::now();
-      int rc = sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
-      if (rc == SQLITE_OK) return Ok{};
-      bool busy = (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
-      if (!busy || std::chrono::steady_clock::now() - t0 > std::chrono::seconds(1))
-        return make_error(ErrorKind::output, std::string("report store: ") + sqlite3_errmsg(db_), path_, 0, {}, store_hint());
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return make_error(ErrorKind::output, std::string("report store: ") + sqlite3_errmsg(db_), path_, 0, {}, store_hint());
+    if (while_busy([&] { return sqlite3_exec(db_, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr); }) == SQLITE_OK) return Ok{};
+    return failure("starting a write");
   }
 
   Status exec(const std::string& sql) {
