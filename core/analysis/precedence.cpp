@@ -52,8 +52,13 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
   const Explain* best = nullptr;
   auto narrowness = [](Scope s) { return s == Scope::gpu ? 0 : s == Scope::host ? 1 : s == Scope::peer ? 2 : 3; };
   bool timed = !c.time_inferred && !f.time_inferred;
+  // A bug in the application does not make a GPU or a host report a hardware fault (a lone Xid 63 beside a
+  // Python exception stays on its own), though a peer it kills does break links: its blanket
+  // "role:symptom" claims weak network causes, not weak GPU or host ones.
+  bool hardware = fr.blame == Blame::infrastructure && (fr.family.starts_with("accelerator-") || fr.family == "host");
+  bool claims_weak = weak_as_symptom && fr.fallback && !(cr.blame == Blame::application && hardware);
   for (const Explain& e : cr.explains) {
-    bool selected = selector_matches(e.what, fr) || (weak_as_symptom && fr.fallback && e.what == "role:symptom");
+    bool selected = selector_matches(e.what, fr) || (claims_weak && e.what == "role:symptom");
     if (!selected || !in_scope(e.scope, c, f)) continue;
     if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
     if (!best || narrowness(e.scope) < narrowness(best->scope)) best = &e;
