@@ -196,6 +196,33 @@ explains = ["role:symptom"]
 match = [{ line = "traceback : Signal 9 (SIGKILL) received by PID 4242" }]
 
 [[rule]]
+id = "t.app-exception"
+title = "Python exception"
+literals = ["ValueError: "]
+pattern = 'ValueError: '
+role = "cause"
+category = "python_exception"
+family = "application"
+blame = "application"
+priority = 50
+explains = ["role:symptom"]
+match = [{ line = "ValueError: Expected input batch_size (256) to match target batch_size (255)." }]
+
+[[rule]]
+id = "t.weak-remap"
+title = "A GPU memory row marked for remapping"
+literals = ["Row Remapper: New row"]
+pattern = 'Row Remapper: New row'
+role = "cause"
+fallback = true
+category = "gpu_row_remap_pending"
+family = "accelerator-memory"
+blame = "infrastructure"
+priority = 40
+explains = ["role:symptom"]
+match = [{ line = "NVRM: Xid (PCI:0000:5d:00): 63, Row Remapper: New row marked for remapping" }]
+
+[[rule]]
 id = "t.noise"
 title = "Known noise"
 literals = ["ACCESS_REG(0x805)"]

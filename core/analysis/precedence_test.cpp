@@ -231,3 +231,35 @@ TEST_CASE("a weak cause that a stronger one of its kind outweighs joins it; of a
   REQUIRE(d2.roots.size() == 1);
   CHECK(alone.rule_of(t2, d2.roots[0].finding).id == "t.weak-link");
 }
+
+TEST_CASE("an application fault claims a weak link error as its symptom, never a weak GPU fault") {
+  Builder b;
+  b.add("t.weak-remap", "node2", kT0, -1, "0000:5d:00.0");
+  b.add("t.app-exception", "node1", kT0 + 10 * kMin, 3);
+  b.add("t.weak-link", "node2", kT0 + 11 * kMin, 9).peer = "node1";  // the peer it killed broke the link
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(b.rule_of(t, d.roots[0].finding).id == "t.app-exception");
+  int checked = 0;
+  for (const auto& l : d.links) {
+    const std::string& id = b.rule_of(t, l.finding).id;
+    if (id == "t.weak-link") {
+      CHECK(l.root == std::optional<size_t>(0));
+      ++checked;
+    }
+    if (id == "t.weak-remap") {
+      CHECK_FALSE(l.root);
+      ++checked;
+    }
+  }
+  CHECK(checked == 2);
+
+  // Alone, the remap is the root cause.
+  Builder alone;
+  alone.add("t.weak-remap", "node2", kT0, -1, "0000:5d:00.0");
+  auto t2 = alone.timeline();
+  auto d2 = resolve_precedence(t2, alone.rules, alone.w);
+  REQUIRE(d2.roots.size() == 1);
+  CHECK(alone.rule_of(t2, d2.roots[0].finding).id == "t.weak-remap");
+}
