@@ -31,6 +31,11 @@ class LiteralSearch {
   // within `buf`), or npos.
   size_t find(std::string_view buf, size_t from) const;
 
+  // Literals shorter than this are found by their byte pairs, each pair costing work on every byte of
+  // the input; with more than kMaxShortLiterals of them every position is tested (several times slower).
+  static constexpr size_t kMinWindowed = 7;
+  static constexpr size_t kMaxShortLiterals = 16;
+
  private:
   struct Entry {
     uint32_t window;  // 4 (or width_) bytes of the literal, little-endian
@@ -60,7 +65,8 @@ class LiteralSearch {
 
   static constexpr int kBits = 15;
   static constexpr size_t kStride = 4;
-  static constexpr size_t kMaxShort = 16;
+  static constexpr size_t kMaxShort = kMaxShortLiterals;
+  static_assert(kMinWindowed == kStride + 3);
   static constexpr uint8_t kShared = 0xFF;  // each costs 4 SIMD ops per 16 bytes
   std::vector<std::string> lits_;
   std::vector<Entry> entries_;     // grouped by hash: those of hash h are [start_[h], start_[h+1])

@@ -4,6 +4,9 @@
 #include "core/rules/rule_catalogue.hpp"
 #include "core/rules/rule_lint.hpp"
 
+#include <algorithm>
+#include <fmt/format.h>
+
 using namespace attribution;
 
 namespace {
@@ -86,5 +89,30 @@ TEST_CASE("rule lint: duplicate ids / dead literals / explains that select nothi
   CHECK(has("t.cause", "a.toml", "explains 't.nothing-*' selects no rule"));
   CHECK(has("t.sym", "b.toml", "RE2 program size"));
   CHECK_FALSE(has("t.cause", "a.toml", "role:symptom"));
-  CHECK(findings.size() == 4);
+  // Short literals ("boom", "bang", ...) are warnings: they cost the prefilter, they are not wrong.
+  auto warns = [&](const std::string& rule, const std::string& text) {
+    return std::any_of(findings.begin(), findings.end(), [&](const LintFinding& f) {
+      return !f.error && f.rule == rule && f.message.find(text) != std::string::npos;
+    });
+  };
+  CHECK(warns("t.cause", "literal 'boom' is shorter than 7 bytes"));
+  CHECK_FALSE(warns("t.alt", "literal 'KeyError'"));
+  CHECK(std::count_if(findings.begin(), findings.end(), [](const LintFinding& f) { return f.error; }) == 4);
+}
+
+TEST_CASE("rule lint: more short literals than the prefilter takes is an error, said once") {
+  std::string text;
+  for (int i = 0; i < 17; ++i)
+    text += fmt::format("[[rule]]\nid = \"t.s{0}\"\ntitle = \"s\"\nliterals = [\"ab{0:02}\"]\npattern = 'ab{0:02}'\n"
+                        "role = \"symptom\"\nmatch = [{{ line = \"x ab{0:02} y\" }}]\n\n",
+                        i);
+  auto rules = parse(text.c_str(), "s.toml");
+  auto findings = lint_rules(rules, rules, 1000);
+  auto errors = std::count_if(findings.begin(), findings.end(), [](const LintFinding& f) {
+    return f.error && f.message.find("17 distinct literals shorter than 7 bytes") != std::string::npos;
+  });
+  CHECK(errors == 1);
+  rules.pop_back();  // 16: within the budget
+  findings = lint_rules(rules, rules, 1000);
+  CHECK(std::none_of(findings.begin(), findings.end(), [](const LintFinding& f) { return f.error; }));
 }

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 #include <map>
 #include <re2/re2.h>
+#include <set>
+
+#include "core/rules/literal_search.hpp"
 
 namespace attribution {
 
@@ -11,6 +14,11 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
                                     int program_budget) {
   std::vector<LintFinding> out;
   std::map<std::string, const Rule*> first;  // id -> first definition among `rules`
+  std::set<std::string> short_literals;       // of every loaded rule: the prefilter scans for them all
+  for (const auto& u : universe)
+    for (const auto& lit : u.literals)
+      if (lit.size() < LiteralSearch::kMinWindowed) short_literals.insert(lit);
+  bool said_too_many = false;
   for (const auto& r : rules) {
     auto add = [&](bool error, std::string msg) { out.push_back({r.file, r.line, r.id, error, std::move(msg)}); };
 
@@ -40,6 +48,20 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
         add(true, fmt::format("literal '{}' is in no match sample, and no sample matches with it in place of "
                               "another literal: the pattern may never match a line it lets through",
                               lit));
+    }
+
+    for (const auto& lit : r.literals) {
+      if (lit.size() >= LiteralSearch::kMinWindowed) continue;
+      add(false, fmt::format("literal '{}' is shorter than {} bytes: the prefilter looks for short literals byte "
+                             "pair by byte pair on every byte of the input; use a longer text the pattern requires",
+                             lit, LiteralSearch::kMinWindowed));
+      if (short_literals.size() > LiteralSearch::kMaxShortLiterals && !said_too_many) {
+        add(true, fmt::format("{} distinct literals shorter than {} bytes in the loaded rules, above the "
+                              "prefilter's {}: the scan falls back to testing every position, several times "
+                              "slower; lengthen some",
+                              short_literals.size(), LiteralSearch::kMinWindowed, LiteralSearch::kMaxShortLiterals));
+        said_too_many = true;
+      }
     }
 
     for (const auto& e : r.explains) {
