@@ -10,6 +10,7 @@ report's family, root-cause node and blame are compared with what the source sta
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -35,6 +36,45 @@ def incidents():
     if missing:
         sys.exit(f"HELDOUT names incidents that do not exist: {sorted(missing)}")
     return out
+
+
+def url_keys(url):
+    """Ways a rule comment may cite a source: the URL itself, and owner/repo#N for a GitHub thread."""
+    url = url.rstrip("/")
+    keys = [re.escape(url.split("://", 1)[-1])]
+    m = re.match(r"https?://github\.com/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)$", url)
+    if m:
+        keys.append(re.escape(f"{m.group(1)}#{m.group(2)}"))
+    return [k + r"(?![\w/])" for k in keys]
+
+
+# Held-out sources a rule cites for a reason that is not tuning, with that reason.
+CITED_BEFORE_COLLECTED = {
+    # gpu.device-plugin-xid-memory's sample was written on 2026-12-01 (commit 6ef2498), before round b5
+    # collected the same thread as an incident on 2026-12-02.
+    "https://github.com/NVIDIA/k8s-device-plugin/issues/189",
+}
+
+
+def held_out_cited(items):
+    """Rules must not be written from held-out sources: a held-out incident's URL cited in a ruleset
+    (and in no dev incident) means a rule was tuned on it."""
+    urls = {}
+    for slug, part, meta in items:
+        for u in [meta.get("url", "")] + meta.get("more_urls", []):
+            if u:
+                urls.setdefault(u.rstrip("/"), set()).add(part)
+    rules_dir = os.path.join(ROOT, "rulesets")
+    texts = {f: open(os.path.join(rules_dir, f)).read() for f in sorted(os.listdir(rules_dir)) if f.endswith(".toml")}
+    found = []
+    for u, parts in sorted(urls.items()):
+        if parts != {"held-out"} or u in CITED_BEFORE_COLLECTED:
+            continue
+        for k in url_keys(u):
+            for f, t in texts.items():
+                if re.search(k, t, re.I):
+                    found.append(f"rulesets/{f} cites held-out source {u}")
+    return sorted(set(found))
 
 
 def short(host):
@@ -171,6 +211,7 @@ def main():
             failed.append(f"{part}: node {x['host']} < recorded {want['node']}")
         if x["hw_wrong"] > want["hw_wrong"]:
             failed.append(f"{part}: {x['hw_wrong']} application faults blamed on hardware > recorded {want['hw_wrong']}")
+    failed += held_out_cited(items)
     if not os.path.exists(DOC) or open(DOC).read() != text:
         failed.append("docs/accuracy.md is stale: run tests/incidents/score.py build/attribution --write")
     for f in failed:
