@@ -100,6 +100,24 @@ TEST_CASE("rule lint: duplicate ids / dead literals / explains that select nothi
   CHECK(std::count_if(findings.begin(), findings.end(), [](const LintFinding& f) { return f.error; }) == 4);
 }
 
+TEST_CASE("rule lint: a literal of only spaces or punctuation is an error") {
+  auto rules = parse(R"(
+[[rule]]
+id = "t.rows"
+title = "rows"
+literals = ["         ", "total_vm"]
+pattern = 'total_vm|\d {9}\d'
+role = "symptom"
+match = [{ line = "1         2" }, { line = "pid total_vm" }]
+)",
+                     "r.toml");
+  auto findings = lint_rules(rules, rules, 1000);
+  auto errors = std::count_if(findings.begin(), findings.end(), [](const LintFinding& f) {
+    return f.error && f.message.find("has no letter or digit") != std::string::npos;
+  });
+  CHECK(errors == 1);
+}
+
 TEST_CASE("rule lint: more short literals than the prefilter takes is an error, said once") {
   std::string text;
   for (int i = 0; i < 17; ++i)

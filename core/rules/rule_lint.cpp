@@ -1,6 +1,7 @@
 #include "core/rules/rule_lint.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <map>
 #include <re2/re2.h>
@@ -51,6 +52,10 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
     }
 
     for (const auto& lit : r.literals) {
+      if (std::none_of(lit.begin(), lit.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+        add(true, fmt::format("literal '{}' has no letter or digit: spaces and punctuation are on most lines, so "
+                              "the prefilter would let nearly every line through to the regex",
+                              lit));
       if (lit.size() >= LiteralSearch::kMinWindowed) continue;
       add(false, fmt::format("literal '{}' is shorter than {} bytes: the prefilter looks for short literals byte "
                              "pair by byte pair on every byte of the input; use a longer text the pattern requires",
