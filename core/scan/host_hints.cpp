@@ -165,7 +165,9 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   const std::string& h = kept.front();
   bool has_digit = std::any_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
   bool has_alpha = std::any_of(h.begin(), h.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
-  if (!has_alpha || h.size() < 2 || !lower_host(h) || !(has_digit || peeled)) return "";
+  // Two letters and no digit is a library's or a tool's prefix ("fi_log_debug": libfabric's FI_LOG),
+  // not a machine.
+  if (!has_alpha || h.size() < (has_digit ? 2 : 3) || !lower_host(h) || !(has_digit || peeled)) return "";
   return h;
 }
 
