@@ -154,7 +154,7 @@ def table(rows, s):
         x = s[part]
         out.append(f"| {part} | {x['incidents']} | {pct(x['family'], x['incidents'])} | {pct(x['host'], x['hosts'])} | "
                    f"{x['hw_wrong']} of {x['app']} |")
-    out += ["", "By collection round (the slug's b2..b12 prefix; the first 66 have none). A later round's held-out",
+    out += ["", "By collection round (the slug's b2..b16 prefix; the first 66 have none). A later round's held-out",
             "part measures the tool on sources it had never met: each was chosen at random on arrival (HELDOUT).", "",
             "| round | held-out family | dev family |", "|---|---|---|"]
     for rnd in sorted({round_of(r["slug"]) for r in rows}, key=lambda x: int(x[1:])):
