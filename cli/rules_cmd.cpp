@@ -124,8 +124,6 @@ int check_rules(const std::string& path, const RulesOptions& o, bool lint) {
         if (r.role == Role::cause && r.action.empty()) notes.push_back("a cause without an action");
         if (r.no_match.empty()) notes.push_back("no no_match sample");
         if (r.match.size() < 2) notes.push_back("only one match sample");
-        for (const auto& l : r.literals)
-          if (l.size() < 4) notes.push_back(fmt::format("literal '{}' is short: the prefilter passes many lines", l));
       }
       warnings += static_cast<int>(notes.size());
       std::printf("ok   %-40s %zu match, %zu no_match%s\n", r.id.c_str(), r.match.size(), r.no_match.size(),

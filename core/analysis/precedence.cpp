@@ -54,7 +54,7 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
   bool timed = !c.time_inferred && !f.time_inferred;
   // A bug in the application does not make a GPU or a host report a hardware fault (a lone Xid 63 beside a
   // Python exception stays on its own), though a peer it kills does break links: its blanket
-  // "role:symptom" claims weak network causes, not weak GPU or host ones.
+  // "role:symptom" claims weak network causes, not weak GPU or host ones blamed on the infrastructure.
   bool hardware = fr.blame == Blame::infrastructure && (fr.family.starts_with("accelerator-") || fr.family == "host");
   bool claims_weak = weak_as_symptom && fr.fallback && !(cr.blame == Blame::application && hardware);
   for (const Explain& e : cr.explains) {

@@ -109,13 +109,22 @@ literals = ["         ", "total_vm"]
 pattern = 'total_vm|\d {9}\d'
 role = "symptom"
 match = [{ line = "1         2" }, { line = "pid total_vm" }]
+
+[[rule]]
+id = "t.zh"
+title = "zh"
+literals = ["显存不足"]
+pattern = '显存不足'
+role = "symptom"
+match = [{ line = "错误: 显存不足" }]
 )",
                      "r.toml");
   auto findings = lint_rules(rules, rules, 1000);
   auto errors = std::count_if(findings.begin(), findings.end(), [](const LintFinding& f) {
     return f.error && f.message.find("has no letter or digit") != std::string::npos;
   });
-  CHECK(errors == 1);
+  CHECK(errors == 1);  // the spaces; a literal of UTF-8 letters is fine
+  CHECK(std::none_of(findings.begin(), findings.end(), [](const LintFinding& f) { return f.rule == "t.zh" && f.error; }));
 }
 
 TEST_CASE("rule lint: more short literals than the prefilter takes is an error, said once") {

@@ -52,7 +52,13 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
     }
 
     for (const auto& lit : r.literals) {
-      if (std::none_of(lit.begin(), lit.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+      // Bytes of a UTF-8 character count as letters: 显存不足 is as selective as any word.
+      auto wordlike = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80; };
+      if (lit.size() < 2)
+        add(true, fmt::format("literal '{}' is under 2 bytes: the prefilter then tests every position of the "
+                              "input, several times slower; use a longer text the pattern requires",
+                              lit));
+      if (std::none_of(lit.begin(), lit.end(), wordlike))
         add(true, fmt::format("literal '{}' has no letter or digit: spaces and punctuation are on most lines, so "
                               "the prefilter would let nearly every line through to the regex",
                               lit));

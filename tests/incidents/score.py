@@ -42,10 +42,13 @@ def url_keys(url):
     """Ways a rule comment may cite a source: the URL itself, and owner/repo#N for a GitHub thread."""
     url = url.rstrip("/")
     keys = [re.escape(url.split("://", 1)[-1])]
-    m = re.match(r"https?://github\.com/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)$", url)
+    # A GitHub thread by number, whatever follows it (#issuecomment-..., a query), as issues or pull.
+    m = re.match(r"https?://(?:www\.)?github\.com/([^/]+/[^/]+)/(?:issues|pull|discussions)/(\d+)(?:[/#?].*)?$", url)
     if m:
         keys.append(re.escape(f"{m.group(1)}#{m.group(2)}"))
-    return [k + r"(?![\w/])" for k in keys]
+        keys.append(re.escape(f"github.com/{m.group(1)}/") + r"(?:issues|pull|discussions)/" + m.group(2))
+    # Not followed by more of a name: issues/1 is not issues/145; a trailing '/' still matches.
+    return [k + r"(?!\w|/\w)" for k in keys]
 
 
 # Held-out sources a rule cites for a reason that is not tuning, with that reason.
