@@ -74,7 +74,7 @@ TEST_CASE("first use: --nodes that names none of the logs' hosts is a loud warni
   CHECK(r.out.find("\"confidence\": \"low\"") != std::string::npos);
 }
 
-TEST_CASE("first use: short and fully qualified names are one node; a fault off the list is kept and flagged", "[golden]") {
+TEST_CASE("first use: short and fully qualified names are one node / a fault off the list is kept and flagged", "[golden]") {
   simdjson::dom::parser p;
   auto fq = run_cli("diagnose --logs examples/nvlink-signal-integrity/logs --nodes "
                     "'node01.cluster.local,node02.cluster.local,node03.cluster.local,node04.cluster.local' --format json",
@@ -90,7 +90,7 @@ TEST_CASE("first use: short and fully qualified names are one node; a fault off 
   CHECK(test::json_text(doc2["root_causes"].at(0)["detail"]).find("not one of the job's nodes") != std::string::npos);
 }
 
-TEST_CASE("first use: a source that produced nothing warns and lowers confidence; unreadable and empty alike", "[golden]") {
+TEST_CASE("first use: a source that produced nothing warns and lowers confidence / unreadable and empty alike", "[golden]") {
   test::TempDir d;
   d.file("empty/.keep", "");
   std::filesystem::remove(d.path() + "/empty/.keep");
@@ -142,7 +142,7 @@ TEST_CASE("first use: srun --label task ids are ranks and nodes only through the
   CHECK(root2["host"].is_null());
 }
 
-TEST_CASE("first use: a static exit_code may be Slurm's code:signal; the report keeps both", "[golden]") {
+TEST_CASE("first use: a static exit_code may be Slurm's code:signal / the report keeps both", "[golden]") {
   test::TempDir d;
   d.file("logs/n1/a.log", "2025-03-14T09:10:00Z n1 kernel: Out of memory: Killed process 42 (python3)\n");
   auto cfg = static_job(d, "n1", "exit_code = \"0:9\"\n", "logs/{host}/*.log");

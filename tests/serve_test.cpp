@@ -338,7 +338,7 @@ TEST_CASE("serve: bad requests get a JSON error naming what is wrong, and the se
   CHECK(health->status == 200);
 }
 
-TEST_CASE("serve: with a token every route but /healthz needs it; beyond loopback a token is required", "[serve]") {
+TEST_CASE("serve: with a token every route but /healthz needs it / beyond loopback a token is required", "[serve]") {
   test::TempDir d;
   ServeOptions o;
   o.token = "0123456789abcdef0123";

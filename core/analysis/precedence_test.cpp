@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "core/analysis/precedence.hpp"
 #include "core/analysis/timeline.hpp"
 #include "tests/finding_builder.hpp"
@@ -198,41 +200,46 @@ TEST_CASE("a cause with no host takes the one host the other reports of its faul
   CHECK(d2.roots[0].host.empty());
 }
 
+namespace {
+
+// Each linked finding's link, by its rule's id (the tests below link one finding per rule).
+std::map<std::string, Link> links_by_rule(Builder& b, const Timeline& t, const Diagnosis& d) {
+  std::map<std::string, Link> out;
+  for (const auto& l : d.links) out.emplace(b.rule_of(t, l.finding).id, l);
+  return out;
+}
+
+// The rule of the one root cause of `b`'s findings, or "" when there is not exactly one.
+std::string sole_root(Builder& b) {
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  return d.roots.size() == 1 ? b.rule_of(t, d.roots[0].finding).id : "";
+}
+
+}  // namespace
+
 TEST_CASE("a weak cause that a stronger cause outweighs reads as its symptom, and alone is the root cause") {
   Builder b;
   b.add("t.oom-count", "node2", kT0);
-  b.add("t.weak-kill", "node2", kT0 + kMin);       // host-oom too: joins the OOM count
-  b.add("t.weak-link", "node1", kT0 + kMin, 0).peer = "node3";  // a link error: the OOM says nothing of it
+  b.add("t.weak-kill", "node2", kT0 + kMin);                    // host-oom too
+  b.add("t.weak-link", "node1", kT0 + kMin, 0).peer = "node3";  // a link error a peer's death leaves
   auto t = b.timeline();
   auto d = resolve_precedence(t, b.rules, b.w);
   REQUIRE(d.roots.size() == 1);
   CHECK(b.rule_of(t, d.roots[0].finding).id == "t.oom-count");
-  int checked = 0;
-  for (const auto& l : d.links) {
-    const std::string& id = b.rule_of(t, l.finding).id;
-    // The OOM count's blanket "role:symptom" claims both: the kill of its own kind, and the link error
-    // a peer's death leaves (weak network causes are claimed; weak GPU or host hardware ones are not by
-    // an application root, see the next test).
-    if (id == "t.weak-kill") {
-      CHECK(l.root == std::optional<size_t>(0));
-      CHECK(l.why == "t.oom-count explains t.weak-kill (job scope, within 30m)");
-      ++checked;
-    }
-    if (id == "t.weak-link") {
-      CHECK(l.root == std::optional<size_t>(0));
-      ++checked;
-    }
-  }
-  CHECK(checked == 2);
   CHECK(d.roots[0].host == "node2");
+  // The OOM count's blanket "role:symptom" claims both (weak network causes are claimed; weak GPU or
+  // host hardware ones are not by an application root, see the next test).
+  auto links = links_by_rule(b, t, d);
+  REQUIRE(links.count("t.weak-kill"));
+  CHECK(links.at("t.weak-kill").root == std::optional<size_t>(0));
+  CHECK(links.at("t.weak-kill").why == "t.oom-count explains t.weak-kill (job scope, within 30m)");
+  REQUIRE(links.count("t.weak-link"));
+  CHECK(links.at("t.weak-link").root == std::optional<size_t>(0));
 
-  // Alone, the weak cause is the root cause.
   Builder alone;
   alone.add("t.weak-link", "node1", kT0, 0).peer = "node3";
-  auto t2 = alone.timeline();
-  auto d2 = resolve_precedence(t2, alone.rules, alone.w);
-  REQUIRE(d2.roots.size() == 1);
-  CHECK(alone.rule_of(t2, d2.roots[0].finding).id == "t.weak-link");
+  CHECK(sole_root(alone) == "t.weak-link");
 }
 
 TEST_CASE("an application fault claims a weak link error as its symptom, never a weak GPU fault") {
@@ -244,25 +251,13 @@ TEST_CASE("an application fault claims a weak link error as its symptom, never a
   auto d = resolve_precedence(t, b.rules, b.w);
   REQUIRE(d.roots.size() == 1);
   CHECK(b.rule_of(t, d.roots[0].finding).id == "t.app-exception");
-  int checked = 0;
-  for (const auto& l : d.links) {
-    const std::string& id = b.rule_of(t, l.finding).id;
-    if (id == "t.weak-link") {
-      CHECK(l.root == std::optional<size_t>(0));
-      ++checked;
-    }
-    if (id == "t.weak-remap") {
-      CHECK_FALSE(l.root);
-      ++checked;
-    }
-  }
-  CHECK(checked == 2);
+  auto links = links_by_rule(b, t, d);
+  REQUIRE(links.count("t.weak-link"));
+  CHECK(links.at("t.weak-link").root == std::optional<size_t>(0));
+  REQUIRE(links.count("t.weak-remap"));
+  CHECK_FALSE(links.at("t.weak-remap").root);
 
-  // Alone, the remap is the root cause.
   Builder alone;
   alone.add("t.weak-remap", "node2", kT0, -1, "0000:5d:00.0");
-  auto t2 = alone.timeline();
-  auto d2 = resolve_precedence(t2, alone.rules, alone.w);
-  REQUIRE(d2.roots.size() == 1);
-  CHECK(alone.rule_of(t2, d2.roots[0].finding).id == "t.weak-remap");
+  CHECK(sole_root(alone) == "t.weak-remap");
 }

@@ -126,7 +126,7 @@ TEST_CASE("mismatch: two ranks that disagree name no odd one") {
   CHECK(l->title.rfind("Ranks disagree on collective 5", 0) == 0);
 }
 
-TEST_CASE("traces: the process whose NCCL calls stop before the others' is named; a mismatch at one call too") {
+TEST_CASE("traces: the process whose NCCL calls stop before the others' is named / a mismatch at one call too") {
   Builder b;
   auto trace = [&](int rank, const char* op_count, const char* op) -> Finding& {
     Finding& f = b.add("t.trace", node_of(rank), kT0 + 10 * kMin, rank);

@@ -29,7 +29,7 @@ Finding& stack(Builder& b, int rank, const char* text) {
 
 }  // namespace
 
-TEST_CASE("stacks: py-spy and faulthandler frames read the same; collectives, data loading, storage") {
+TEST_CASE("stacks: py-spy and faulthandler frames read the same / collectives, data loading, storage") {
   StackReading a = read_stack(kInCollective);
   CHECK(a.in_collective);
   CHECK(a.innermost == "synchronize (torch/cuda/__init__.py:792)");

@@ -4,7 +4,7 @@
 
 using namespace attribution;
 
-TEST_CASE("enums: each name parses to its value and prints back; anything else is refused") {
+TEST_CASE("enums: each name parses to its value and prints back / anything else is refused") {
   for (auto s : {Stream::applog, Stream::syslog, Stream::scheduler, Stream::metrics})
     CHECK(parse_stream_name(to_string(s)) == s);
   for (auto b : {Blame::unknown, Blame::infrastructure, Blame::application, Blame::scheduler})

@@ -88,7 +88,7 @@ TEST_CASE("load_config: explicit path must exist / no file means defaults") {
   CHECK(ok->base_dir == d.path());
 }
 
-TEST_CASE("slurm section: rest mode needs a url; tokens come from env or file only") {
+TEST_CASE("slurm section: rest mode needs a url / tokens come from env or file only") {
   auto ok = parse_config("[workload]\nscheduler = \"slurm\"\n[slurm]\nmode = \"rest\"\nurl = \"http://h:6820\"\ntoken_file = \"jwt\"\n",
                          "/etc/a/c.toml");
   REQUIRE(ok);
@@ -119,7 +119,7 @@ TEST_CASE("prometheus source: url required, durations, host labels and map") {
   CHECK_FALSE(parse_config("[[source]]\nname = \"d\"\nkind = \"prometheus\"\nurl = \"u\"\npassword = \"x\"\n", "c.toml"));
 }
 
-TEST_CASE("a source's stream is one the rules read; pod logs are never the scheduler's") {
+TEST_CASE("a source's stream is one the rules read / pod logs are never the scheduler's") {
   auto stream_of = [](const std::string& source) {
     return parse_config("[workload]\nscheduler = \"kueue\"\n[[source]]\nname = \"s\"\n" + source, "c.toml");
   };
@@ -153,7 +153,7 @@ TEST_CASE("config: a source kind this version cannot read is refused with the wa
   CHECK(slurm.error().message == "'slurm' is a scheduler, not a source kind");
 }
 
-TEST_CASE("config: kinds and schedulers come from the registry; every scheduler has settings") {
+TEST_CASE("config: kinds and schedulers come from the registry / every scheduler has settings") {
   auto c = parse_config("[workload]\nscheduler = \"none\"\n", "c.toml");
   REQUIRE(c);
   CHECK(c->scheduler == nullptr);

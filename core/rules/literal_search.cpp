@@ -96,13 +96,10 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
   }
   lits_.assign(unique.begin(), unique.end());
   table_.assign(size_t{1} << kBits, 0);
-  size_t shortest = 4, n_short = 0;
-  for (const auto& l : lits_) {
-    shortest = std::min(shortest, l.size());
-    n_short += l.size() < kStride + 3;
-  }
+  size_t shortest = 4;
+  for (const auto& l : lits_) shortest = std::min(shortest, l.size());
 #if defined(__SSE2__)
-  strided_ = n_short <= kMaxShort && shortest >= 2;  // a short literal is found by a byte pair
+  strided_ = strided_for(lits_);  // a short literal is found by a byte pair
 #endif
   width_ = strided_ ? 4 : static_cast<uint32_t>(shortest);
   mask_ = width_ == 4 ? 0xFFFFFFFFu : (1u << (8 * width_)) - 1;
@@ -133,6 +130,15 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
   start_.assign((size_t{1} << kBits) + 1, 0);
   for (const Entry& e : entries_) ++start_[hash(e.window) + 1];
   for (size_t h = 1; h < start_.size(); ++h) start_[h] += start_[h - 1];
+}
+
+bool LiteralSearch::strided_for(const std::vector<std::string>& literals) {
+  std::set<std::string_view> short_ones;
+  for (const auto& l : literals) {
+    if (l.size() == 1) return false;
+    if (!l.empty() && l.size() < kMinWindowed) short_ones.insert(l);
+  }
+  return short_ones.size() <= kMaxShortLiterals;
 }
 
 void LiteralSearch::add_window(uint32_t literal, size_t offset) {

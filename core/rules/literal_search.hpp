@@ -32,9 +32,13 @@ class LiteralSearch {
   size_t find(std::string_view buf, size_t from) const;
 
   // Literals shorter than this are found by their byte pairs, each pair costing work on every byte of
-  // the input; with more than kMaxShortLiterals of them every position is tested (several times slower).
+  // the input.
   static constexpr size_t kMinWindowed = 7;
   static constexpr size_t kMaxShortLiterals = 16;
+  // Whether these literals (repeats and empty ones aside) take the fast strided scan where SSE2 is
+  // there: at most kMaxShortLiterals shorter than kMinWindowed, none of a single byte. Otherwise every
+  // position is tested, several times slower.
+  static bool strided_for(const std::vector<std::string>& literals);
 
  private:
   struct Entry {

@@ -113,6 +113,24 @@ TEST_CASE("literal search with many short literals tests every position") {
   check_all_offsets(lits, buf);
 }
 
+TEST_CASE("the strided scan takes at most 16 distinct short literals, none of one byte") {
+  std::vector<std::string> lits = {"a literal long enough"};
+  for (int i = 0; i < 16; ++i) lits.push_back("s" + std::to_string(100 + i));  // 4 bytes each
+  lits.push_back(lits.back());                                                // a repeat counts once
+  CHECK(LiteralSearch::strided_for(lits));
+  auto with_empty = lits;
+  with_empty.push_back("");  // found everywhere, by no scan: not counted
+  CHECK(LiteralSearch::strided_for(with_empty));
+  std::string buf = std::string(50, '.') + "s115" + std::string(30, '.') + "a literal long enough..s100";
+  check_all_offsets(lits, buf);
+  lits.push_back("s999");  // the 17th
+  CHECK_FALSE(LiteralSearch::strided_for(lits));
+  check_all_offsets(lits, buf + "s999");  // every position tested: the same answers
+  lits.pop_back();
+  lits.push_back("x");
+  CHECK_FALSE(LiteralSearch::strided_for(lits));
+}
+
 TEST_CASE("literal search agrees with find on log-like buffers with the real literal shapes") {
   std::vector<std::string> lits = {"NVRM: Xid", "SXid", "async", "Init COMPLETE", "NCCL communicator was aborted",
                                    ": Link down", "out of memory", "out of memory: Kill", "srun: error: ",

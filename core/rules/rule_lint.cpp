@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <map>
 #include <re2/re2.h>
-#include <set>
 
 #include "core/rules/literal_search.hpp"
 
@@ -15,11 +14,13 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
                                     int program_budget) {
   std::vector<LintFinding> out;
   std::map<std::string, const Rule*> first;  // id -> first definition among `rules`
-  std::set<std::string> short_literals;       // of every loaded rule: the prefilter scans for them all
-  for (const auto& u : universe)
-    for (const auto& lit : u.literals)
-      if (lit.size() < LiteralSearch::kMinWindowed) short_literals.insert(lit);
-  bool said_too_many = false;
+  // The prefilter scans for every loaded rule's literals at once: whether they keep it on its fast path is
+  // a property of them all, said once, on the first linted rule with a short literal.
+  std::vector<std::string> all_literals;
+  for (const auto& u : universe) all_literals.insert(all_literals.end(), u.literals.begin(), u.literals.end());
+  bool slow_unsaid = !LiteralSearch::strided_for(all_literals);
+  // Bytes of a UTF-8 character count as letters: 显存不足 is as selective as any word.
+  auto wordlike = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80; };
   for (const auto& r : rules) {
     auto add = [&](bool error, std::string msg) { out.push_back({r.file, r.line, r.id, error, std::move(msg)}); };
 
@@ -52,12 +53,6 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
     }
 
     for (const auto& lit : r.literals) {
-      // Bytes of a UTF-8 character count as letters: 显存不足 is as selective as any word.
-      auto wordlike = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || static_cast<unsigned char>(c) >= 0x80; };
-      if (lit.size() < 2)
-        add(true, fmt::format("literal '{}' is under 2 bytes: the prefilter then tests every position of the "
-                              "input, several times slower; use a longer text the pattern requires",
-                              lit));
       if (std::none_of(lit.begin(), lit.end(), wordlike))
         add(true, fmt::format("literal '{}' has no letter or digit: spaces and punctuation are on most lines, so "
                               "the prefilter would let nearly every line through to the regex",
@@ -66,12 +61,12 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
       add(false, fmt::format("literal '{}' is shorter than {} bytes: the prefilter looks for short literals byte "
                              "pair by byte pair on every byte of the input; use a longer text the pattern requires",
                              lit, LiteralSearch::kMinWindowed));
-      if (short_literals.size() > LiteralSearch::kMaxShortLiterals && !said_too_many) {
-        add(true, fmt::format("{} distinct literals shorter than {} bytes in the loaded rules, above the "
-                              "prefilter's {}: the scan falls back to testing every position, several times "
+      if (slow_unsaid) {
+        add(true, fmt::format("the loaded rules hold more than {} distinct literals shorter than {} bytes, or one "
+                              "of a single byte: the scan falls back to testing every position, several times "
                               "slower; lengthen some",
-                              short_literals.size(), LiteralSearch::kMinWindowed, LiteralSearch::kMaxShortLiterals));
-        said_too_many = true;
+                              LiteralSearch::kMaxShortLiterals, LiteralSearch::kMinWindowed));
+        slow_unsaid = false;
       }
     }
 

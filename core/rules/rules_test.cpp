@@ -189,7 +189,7 @@ TEST_CASE("the prefilter + RE2::Set path agrees with running every rule on every
   }
 }
 
-TEST_CASE("built-in rulesets as compiled in load without re-running samples; changed texts are checked") {
+TEST_CASE("built-in rulesets as compiled in load without re-running samples / changed texts are checked") {
   // The build checks the compiled-in samples (`rules test` after linking); a bundle replayed from
   // another version may carry different built-in texts under the same names, and those are checked.
   std::vector<RuleSource> builtins;

@@ -5,7 +5,7 @@
 
 using namespace attribution;
 
-TEST_CASE("evidence: a line's text, its place, its captures; a block's lines joined") {
+TEST_CASE("evidence: a line's text, its place, its captures / a block's lines joined") {
   PendingEvidence p;
   p.line = "node1 kernel: NVRM: Xid 79";
   p.line_no = 12;

@@ -29,7 +29,7 @@ TEST_CASE("file times: an untimed line takes the nearest timed line's time, the 
   CHECK_FALSE(t.year_guessed());
 }
 
-TEST_CASE("file times: nothing timed gives the caller's bound; dmesg seconds take the file's boot") {
+TEST_CASE("file times: nothing timed gives the caller's bound / dmesg seconds take the file's boot") {
   FileTimes none("no time\nat all\n", utc2025(), true, 42, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
   CHECK(none.inferred_time(std::string_view("no time\n").size()) == 42);
   const std::string dmesg =

@@ -36,7 +36,7 @@ TEST_CASE("year clues: times inside messages (torchrun's error summary), build d
   CHECK(*c.floor == test::utc("2024-12-09T12:23:00Z"));
 }
 
-TEST_CASE("year clues: only the first lines are read; nothing found is no anchor") {
+TEST_CASE("year clues: only the first lines are read / nothing found is no anchor") {
   YearClues c;
   add_year_clues("a\nb\n2025-03-14T09:41:09Z x\n", TimeZone::utc(), 2, c);
   CHECK(c.stamps.empty());

@@ -265,7 +265,7 @@ TEST_CASE("a page all at one instant cannot be paged past: the loop stops") {
   CHECK(count(*files[0].text, "\n") == 3);
 }
 
-TEST_CASE("lines without a host label are dropped and counted; no window or nodes skips") {
+TEST_CASE("lines without a host label are dropped and counted / no window or nodes skips") {
   LokiSettings s = kernel_source();
   s.limit = 5000;
   ReplayHttpClient http;

@@ -35,7 +35,7 @@ exit_code = 134
 
 #include "core/scan/file_bytes.hpp"
 
-TEST_CASE("static workload: exit_code is 0..255 or \"code:signal\"; a float is refused, never converted") {
+TEST_CASE("static workload: exit_code is 0..255 or \"code:signal\" / a float is refused, never converted") {
   auto with = [](const std::string& exit_code) {
     return parse_static_workload("id = \"1\"\nnodes = \"n1\"\nstart = \"2025-03-14T09:00:00Z\"\nexit_code = " + exit_code + "\n",
                                  "w.toml", TimeZone::utc());
