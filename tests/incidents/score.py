@@ -56,6 +56,9 @@ CITED_BEFORE_COLLECTED = {
     # gpu.device-plugin-xid-memory's sample was written on 2026-12-01 (commit 6ef2498), before round b5
     # collected the same thread as an incident on 2026-12-02.
     "https://github.com/NVIDIA/k8s-device-plugin/issues/189",
+    # scheduler.submitit-timeout and scheduler.preemption-notice cited this thread from 2026-12-01
+    # (commit 6ef2498), before round b18 collected it as an incident on 2026-12-02 (it was held out).
+    "https://github.com/facebookincubator/submitit/issues/1656",
 }
 
 
