@@ -59,6 +59,9 @@ CITED_BEFORE_COLLECTED = {
     # scheduler.submitit-timeout and scheduler.preemption-notice cited this thread from 2026-12-01
     # (commit 6ef2498), before round b18 collected it as an incident on 2026-12-02 (it was held out).
     "https://github.com/facebookincubator/submitit/issues/1656",
+    # gpu.toml's "Unable to determine the device handle" sample came from this thread in an earlier
+    # session, before round b18 collected it as an incident on 2026-12-02 (it was held out).
+    "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/387",
 }
 
 
