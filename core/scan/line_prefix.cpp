@@ -159,8 +159,11 @@ bool host_like(std::string_view w) {
     if (is_digit(c) || c == '-' || c == '.') marked = true;
     if (std::isalpha(static_cast<unsigned char>(c))) alpha_or_ip = true;
   }
-  if (!alpha_or_ip) alpha_or_ip = std::count(w.begin(), w.end(), '.') == 3;  // an IPv4 address
-  return marked && alpha_or_ip && w.back() != '.' && w.back() != '-';
+  bool ipv4 = std::count(w.begin(), w.end(), '.') == 3 && std::all_of(w.begin(), w.end(), [](char c) { return is_digit(c) || c == '.'; });
+  // A number's first label ("3600.412s:", Flux's elapsed time) is a duration, not a machine.
+  std::string_view first = w.substr(0, w.find('.'));
+  if (!ipv4 && first.size() < w.size() && std::all_of(first.begin(), first.end(), is_digit)) return false;
+  return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-';
 }
 
 // Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
