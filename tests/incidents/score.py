@@ -62,6 +62,9 @@ CITED_BEFORE_COLLECTED = {
     # gpu.toml's "Unable to determine the device handle" sample came from this thread in an earlier
     # session, before round b18 collected it as an incident on 2026-12-02 (it was held out).
     "https://github.com/NVIDIA/open-gpu-kernel-modules/issues/387",
+    # cuda.peer-access-unsupported's no_match line came from this thread (commit 34c366a, 19:42 on
+    # 2026-12-02), before round b19 collected it as an incident that evening (it was held out).
+    "https://github.com/sgl-project/sglang/issues/552",
 }
 
 
