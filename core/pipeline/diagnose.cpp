@@ -126,7 +126,7 @@ void settle_window(Workload& w, const ScanResult& scanned) {
 Result<std::shared_ptr<const PreparedRules>> compile_rules(std::vector<RuleSource> sources) {
   auto p = std::make_shared<PreparedRules>();
   p->sources = std::move(sources);
-  ATTRIBUTION_TRY(p->set, load_rule_sources(p->sources));
+  ATTRIBUTION_TRY(p->set, load_rule_sources(p->sources, /*with_samples=*/false));
   ATTRIBUTION_TRY(p->matcher, Matcher::build(p->set));
   return std::shared_ptr<const PreparedRules>(std::move(p));
 }

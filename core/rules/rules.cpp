@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/base/digest.hpp"
+#include "core/rules/ruleset_text.hpp"
 #include "core/base/duration.hpp"
 #include "core/base/parallel.hpp"
 #include "core/base/toml_util.hpp"
@@ -327,7 +328,7 @@ Status compile_rule(const toml::table& t, const TomlReader& rr, Rule& rule, bool
   return Ok{};
 }
 
-Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index, bool checked) {
+Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t index, bool checked, bool samples) {
   TomlReader r(t, file, fmt::format("rule[{}]", index));
   Rule rule;
   rule.file = file;
@@ -340,7 +341,8 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   if (auto st = parse_rule_labels(rr, rule); !st) return st.error();
   if (auto st = parse_rule_precedence(t, rr, rule); !st) return st.error();
   if (auto st = parse_rule_variants(t, rr, rule); !st) return st.error();
-  if (auto st = parse_rule_samples(t, rr, rule); !st) return st.error();
+  if (samples)
+    if (auto st = parse_rule_samples(t, rr, rule); !st) return st.error();
   if (auto st = compile_rule(t, rr, rule, checked); !st) return st.error();
   if (rule.tail && rule.lines > 1) return rr.error("tail", "a tail rule reads one line: drop `lines`");
   return rule;
@@ -379,7 +381,7 @@ Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, s
 }  // namespace
 
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics,
-                                      bool checked) {
+                                      bool checked, bool samples) {
   auto doc = parse_toml(text, file);
   if (!doc) return doc.error();
   std::vector<Rule> out;
@@ -403,7 +405,7 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
   for (const auto& el : *arr) {
     const toml::table* t = el.as_table();
     if (!t) return make_error(ErrorKind::rules, "each rule must be a [[rule]] table", file, 0);
-    auto rule = parse_rule(*t, file, i++, checked);
+    auto rule = parse_rule(*t, file, i++, checked, samples);
     if (!rule) return as_rules_error(rule.error());
     out.push_back(std::move(rule.value()));
   }
@@ -494,7 +496,7 @@ Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
   auto sources = read_rule_sources(user_paths, with_builtins);
   if (!sources) return sources.error();
-  return load_rule_sources(*sources);
+  return load_rule_sources(*sources, true);
 }
 
 namespace {
@@ -517,22 +519,26 @@ struct ParsedSource {
 };
 
 // Every source parsed, on up to as many threads as there are cores: parsing the built-in TOML is
-// most of a small diagnosis's start-up. Results stay in source order.
-std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources) {
+// most of a small diagnosis's start-up, so without `with_samples` a compiled-in ruleset is parsed
+// without its samples and comments. Results stay in source order.
+std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, bool with_samples) {
   std::vector<ParsedSource> parsed(sources.size());
   parallel_for(sources.size(), std::thread::hardware_concurrency(), [&](size_t i, size_t) {
     parsed[i].checked = compiled_in(sources[i]);
-    parsed[i].rules = parse_rules(sources[i].text, sources[i].name, &parsed[i].metrics, parsed[i].checked);
+    std::optional<std::string> lean;
+    if (parsed[i].checked && !with_samples) lean = without_samples(sources[i].text);
+    parsed[i].rules = parse_rules(lean ? *lean : sources[i].text, sources[i].name, &parsed[i].metrics,
+                                  parsed[i].checked, !lean);
   });
   return parsed;
 }
 }  // namespace
 
-Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources) {
+Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources, bool with_samples) {
   std::map<std::string, Rule> by_id;
   std::map<std::string, MetricSpec> metrics;
   Sha256 digest;
-  std::vector<ParsedSource> parsed = parse_sources(sources);
+  std::vector<ParsedSource> parsed = parse_sources(sources, with_samples);
   auto add = [&](ParsedSource& p, std::string_view text, const std::string& name, bool user) -> Status {
     if (!p.rules) return p.rules.error();
     digest.update(name).update("\n").update(text).update("\n");

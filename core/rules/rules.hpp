@@ -127,9 +127,11 @@ struct RuleSet {
 // Parses one ruleset file's text; compiles patterns; does not run samples. `metrics` gets the
 // file's [[metric]] tables when non-null (they are an error otherwise).
 // `checked`: the text is a built-in ruleset as compiled in (its patterns were checked at build
-// time): patterns compile on first use.
+// time): patterns compile on first use. Without `samples` the rules carry none (the text's were
+// blanked) and none is required.
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file,
-                                      std::vector<MetricSpec>* metrics = nullptr, bool checked = false);
+                                      std::vector<MetricSpec>* metrics = nullptr, bool checked = false,
+                                      bool samples = true);
 // A rule file, or the *.toml files of a directory in name order.
 std::vector<std::string> list_rule_files(const std::string& path);
 // One ruleset file's name and text, as loaded: what a bundle keeps so a replay uses the same rules.
@@ -140,8 +142,9 @@ struct RuleSource {
 // Built-ins, then each user file or directory of *.toml, read in order.
 Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
 // Parses and checks every sample, except those of built-in rulesets as compiled in (checked when
-// the binary was built); a later user rule replaces an earlier one with the same id.
-Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources);
+// the binary was built); a later user rule replaces an earlier one with the same id. Without
+// `with_samples` (a diagnosis), the rules of those built-ins carry no samples.
+Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources, bool with_samples = true);
 // read_rule_sources then load_rule_sources.
 Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
 // The rule's named captures on `text` (repeated names merged, the first that took part wins);
