@@ -125,10 +125,11 @@ std::optional<std::string_view> section_host(std::string_view line) {
 
 std::optional<std::string_view> declared_host(std::string_view line) {
   static const RE2 re(
-      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?(?:Machine|Runner) name: '([\w.-]+)'\s*$))");
-  re2::StringPiece a, b, c, d;
-  if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c, &d)) return std::nullopt;
-  re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : !c.empty() ? c : d;
+      R"((?:Set hostname to <([\w.-]+)>|\bHOSTNAME=([\w.-]+)|Static hostname: ([\w.-]+)|^(?:\d{4}-\d\d-\d\dT[\d:.]+Z )?(?:Machine|Runner) name: '([\w.-]+)'\s*$|^\s+Hostname:\s+([\w.-]+)\s*$))");
+  // The last: `kubectl describe node`'s Addresses section ("  Hostname:    gpu-node-1").
+  re2::StringPiece a, b, c, d, e;
+  if (!RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), re, &a, &b, &c, &d, &e)) return std::nullopt;
+  re2::StringPiece h = !a.empty() ? a : !b.empty() ? b : !c.empty() ? c : !d.empty() ? d : e;
   std::string_view host(h.data(), h.size());
   if (!lower_host(host) || host == "localhost") return std::nullopt;
   return host;
@@ -250,7 +251,7 @@ std::string_view FileHosts::declared(size_t* where) {
     // Each key's first occurrence, in one pass of the strided literal search (find would stop at
     // every 'S' and 'H' of a 4 MiB head); then the keys in order, as they rank.
     static const std::string_view kKeys[] = {"Set hostname to <", "HOSTNAME=", "Static hostname: ", "Machine name: '",
-                                             "Runner name: '"};
+                                             "Runner name: '", "  Hostname: "};
     constexpr size_t kN = std::size(kKeys);
     static const LiteralSearch kSearch(std::vector<std::string>(std::begin(kKeys), std::end(kKeys)));
     size_t first[kN];

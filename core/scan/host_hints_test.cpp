@@ -33,6 +33,8 @@ TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
   CHECK(declared_host("[    0.000000] Command line: vmlinuz ro NODE_ID=service98 HOSTNAME=jean-zay-iam06 SLOT=1") ==
         "jean-zay-iam06");
   CHECK(declared_host("   Static hostname: gpu-a-07") == "gpu-a-07");
+  CHECK(declared_host("  Hostname:    gpu-node-1") == "gpu-node-1");  // kubectl describe node
+  CHECK_FALSE(declared_host("Hostname: gpu-node-1 (up 3 days)"));
   CHECK(declared_host("Machine name: 'jenkins-worker-rocm-amd-98'") == "jenkins-worker-rocm-amd-98");
   CHECK_FALSE(declared_host("Machine name: 'worker-[3](https://x)8'"));
   CHECK(declared_host("2024-05-01T12:00:03.1234567Z Machine name: 'gpu-runner-7'") == "gpu-runner-7");
