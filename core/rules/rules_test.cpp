@@ -6,6 +6,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <thread>
 
 using namespace attribution;
@@ -194,15 +195,24 @@ TEST_CASE("built-in rulesets as compiled in load without re-running samples / ch
   // another version may carry different built-in texts under the same names, and those are checked.
   std::vector<RuleSource> builtins;
   for (const auto& e : builtin_rulesets()) builtins.push_back(RuleSource{e.name, e.text, false});
-  REQUIRE(load_rule_sources(builtins));
+  auto with = load_rule_sources(builtins);
+  auto lean = load_rule_sources(builtins, /*with_samples=*/false);  // a diagnosis's load
+  REQUIRE(with);
+  REQUIRE(lean);
+  CHECK(lean->digest == with->digest);  // the digest is over the texts as compiled in
+  REQUIRE(lean->rules.size() == with->rules.size());
+  CHECK(std::all_of(lean->rules.begin(), lean->rules.end(), [](const Rule& r) { return r.match.empty(); }));
+  CHECK(std::all_of(with->rules.begin(), with->rules.end(), [](const Rule& r) { return !r.match.empty(); }));
   for (auto& s : builtins) {
     auto at = s.text.find("match = [\n  {");
     if (at == std::string::npos) continue;
     s.text.insert(at + std::string("match = [\n").size(), "  { line = \"zzz no literal of this rule zzz\" },\n");
-    auto loaded = load_rule_sources(builtins);
-    REQUIRE_FALSE(loaded);
-    CHECK(loaded.error().message.find("contains none of the literals") != std::string::npos);
-    CHECK(loaded.error().file == s.name);
+    for (bool samples : {true, false}) {  // a changed text is checked whatever the caller needs
+      auto loaded = load_rule_sources(builtins, samples);
+      REQUIRE_FALSE(loaded);
+      CHECK(loaded.error().message.find("contains none of the literals") != std::string::npos);
+      CHECK(loaded.error().file == s.name);
+    }
     return;
   }
   FAIL("no built-in ruleset has a match sample table to alter");

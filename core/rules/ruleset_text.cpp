@@ -3,19 +3,13 @@
 namespace attribution {
 
 namespace {
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 size_t count(std::string_view s, std::string_view what) {
   size_t n = 0;
   for (size_t at = s.find(what); at != std::string_view::npos; at = s.find(what, at + what.size())) ++n;
   return n;
 }
 
-bool sample_array_opens(std::string_view line) { return line == "match = [" || line == "no_match = ["; }
-
-bool sample_array_on_one_line(std::string_view line) {
-  return (starts_with(line, "match = [") || starts_with(line, "no_match = [")) && !line.empty() && line.back() == ']';
-}
+bool opens_samples(std::string_view line) { return line.starts_with("match = [") || line.starts_with("no_match = ["); }
 }  // namespace
 
 std::optional<std::string> without_samples(std::string_view text) {
@@ -30,15 +24,14 @@ std::optional<std::string> without_samples(std::string_view text) {
     size_t first = line.find_first_not_of(" \t");
     bool blank = false;
     if (in_array) {
-      if (starts_with(line, "[[")) return std::nullopt;  // an array never closed
+      if (line.starts_with("[[")) return std::nullopt;  // an array never closed
       in_array = line != "]";
       blank = true;
     } else if (first != std::string_view::npos && line[first] == '#') {
       blank = true;
-    } else if (sample_array_opens(line)) {
-      in_array = blank = true;
-    } else if (starts_with(line, "match = [") || starts_with(line, "no_match = [")) {
-      if (!sample_array_on_one_line(line)) return std::nullopt;
+    } else if (opens_samples(line)) {
+      in_array = line.back() == '[';  // alone on its line: closed by a "]" line
+      if (!in_array && line.back() != ']') return std::nullopt;  // opened mid-line, closed on another
       blank = true;
     }
     if (!blank) out.append(line);

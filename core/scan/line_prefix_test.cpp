@@ -182,7 +182,8 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("rank3: loss 1.2").host.empty());
   CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").task == 12);
   CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
-        "gpu20-15");  // Flux prints the seconds since the job began; a number's first label names no machine.
+        "gpu20-15");
+  // Flux prints the seconds since the job began; a number's first label names no machine.
   CHECK(parse_line_prefix("3600.412s: job.exception type=timeout severity=0 resource allocation expired").host.empty());
   CHECK(parse_line_prefix("12.5s: flux-shell[0]: stderr: x").host.empty());
   CHECK(parse_line_prefix("10.0.0.7: kernel: mlx5_core 0000:3b:00.0: link down").host == "10.0.0.7");
