@@ -1,6 +1,7 @@
 #include "core/scan/file_times.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/base/text.hpp"
 
@@ -56,8 +57,9 @@ std::optional<Micros> FileTimes::own_time(size_t start) {
 std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) {
   size_t start = q;
   for (int n = 0; n < kInferSearchLines && start > floor; ++n) {
-    size_t prev_nl = start >= 2 ? buf_.rfind('\n', start - 2) : std::string_view::npos;
-    start = prev_nl == std::string_view::npos ? 0 : prev_nl + 1;
+    // memrchr, not rfind: this walk crosses every line between a file's untimed findings.
+    const void* prev_nl = start >= 2 ? memrchr(buf_.data(), '\n', start - 1) : nullptr;
+    start = prev_nl ? static_cast<size_t>(static_cast<const char*>(prev_nl) - buf_.data()) + 1 : 0;
     if (start <= floor && floor > 0) break;
     if (auto t = own_time(start)) {
       touch_(start);
