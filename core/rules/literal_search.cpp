@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -105,14 +106,11 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
   mask_ = width_ == 4 ? 0xFFFFFFFFu : (1u << (8 * width_)) - 1;
   WindowCounts counts(lits_, sample);
   auto window_score = [&](std::string_view w) { return counts.score(w); };
+  std::vector<uint32_t> short_ones;
   for (uint32_t i = 0; i < lits_.size(); ++i) {
     std::string_view l = lits_[i];
     if (strided_ && l.size() < kStride + 3) {
-      size_t best = 0;
-      for (size_t o = 1; o + 2 <= l.size(); ++o)
-        if (window_score(l.substr(o, 2)) < window_score(l.substr(best, 2))) best = o;
-      pairs_.push_back({l[best], l[best + 1], static_cast<uint32_t>(best), i});
-      max_offset_ = std::max(max_offset_, best);
+      short_ones.push_back(i);
       continue;
     }
     // The run of `span` windows (1, or kStride when strided) with the rarest bytes.
@@ -125,11 +123,83 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
     }
     for (size_t t = 0; t < span; ++t) add_window(i, best + t);
   }
+  choose_pairs(short_ones, sample);
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry& a, const Entry& b) { return hash(a.window) < hash(b.window); });
   start_.assign((size_t{1} << kBits) + 1, 0);
   for (const Entry& e : entries_) ++start_[hash(e.window) + 1];
   for (size_t h = 1; h < start_.size(); ++h) start_[h] += start_[h - 1];
+}
+
+// Each short literal is found by one pair of its bytes (a, b at distance d); literals that share a
+// pair share its SIMD compare, which costs the same on every block whatever it finds. A greedy cover
+// takes, while a literal is left, the pair with the most such literals per unit of cost: the compare
+// itself plus the positions it lets through (counted in the sample; without one, guessed from the
+// bytes).
+void LiteralSearch::choose_pairs(const std::vector<uint32_t>& short_ones, std::string_view sample) {
+  if (short_ones.empty()) return;
+  struct Key {
+    char a, b;
+    uint32_t dist;
+    auto operator<=>(const Key&) const = default;
+  };
+  std::map<Key, std::vector<uint32_t>> holders;  // pair -> short literals holding it
+  for (uint32_t i : short_ones) {
+    std::string_view l = lits_[i];
+    for (size_t o = 0; o < l.size(); ++o)
+      for (size_t d = 1; o + d < l.size(); ++d) {
+        auto& v = holders[Key{l[o], l[o + d], static_cast<uint32_t>(d)}];
+        if (v.empty() || v.back() != i) v.push_back(i);
+      }
+  }
+  std::map<Key, int64_t> seen;  // positions of each pair in the sample
+  if (sample.size() >= 64) {
+    std::vector<std::vector<int32_t>> id(kMaxPairDist + 1, std::vector<int32_t>(size_t{1} << 16, -1));
+    std::vector<Key> keys;
+    for (const auto& [k, v] : holders) {
+      id[k.dist][static_cast<unsigned char>(k.a) | static_cast<unsigned char>(k.b) << 8] = static_cast<int32_t>(keys.size());
+      keys.push_back(k);
+    }
+    std::vector<int64_t> counts(keys.size(), 0);
+    for (size_t d = 1; d <= kMaxPairDist; ++d)
+      for (size_t i = 0; i + d < sample.size(); ++i)
+        if (int32_t k = id[d][static_cast<unsigned char>(sample[i]) | static_cast<unsigned char>(sample[i + d]) << 8]; k >= 0)
+          ++counts[static_cast<size_t>(k)];
+    for (size_t k = 0; k < keys.size(); ++k) seen[keys[k]] = counts[k];
+  }
+  // A compare costs about as much as verifying one position in 160 bytes of input.
+  const int64_t compare_cost = sample.size() >= 64 ? static_cast<int64_t>(sample.size() / 160) : 0;
+  auto cost = [&](const Key& k) {
+    if (!sample.empty() && sample.size() >= 64) return compare_cost + seen[k] * 1;
+    return int64_t{100} + commonness(static_cast<unsigned char>(k.a)) * commonness(static_cast<unsigned char>(k.b));
+  };
+  std::set<uint32_t> left(short_ones.begin(), short_ones.end());
+  std::map<Key, std::vector<uint32_t>> chosen;
+  while (!left.empty()) {
+    const Key* best = nullptr;
+    double best_value = -1;
+    for (const auto& [k, v] : holders) {
+      if (k.dist > kMaxPairDist) continue;
+      size_t n = static_cast<size_t>(std::count_if(v.begin(), v.end(), [&](uint32_t i) { return left.count(i); }));
+      double value = static_cast<double>(n) / static_cast<double>(cost(k) + 1);
+      if (n && value > best_value) best_value = value, best = &k;
+    }
+    for (uint32_t i : holders[*best])
+      if (left.erase(i)) chosen[*best].push_back(i);
+  }
+  for (const auto& [k, lits] : chosen) {
+    PairTest t{k.a, k.b, k.dist, static_cast<uint32_t>(pairs_.size()), 0};
+    for (uint32_t i : lits) {
+      std::string_view l = lits_[i];
+      size_t o = 0;
+      while (!(l[o] == k.a && l[o + k.dist] == k.b)) ++o;  // the pair's first place in the literal
+      pairs_.push_back({k.a, k.b, k.dist, static_cast<uint32_t>(o), i});
+      max_offset_ = std::max(max_offset_, o);
+    }
+    t.last = static_cast<uint32_t>(pairs_.size());
+    tests_.push_back(t);
+    max_dist_ = std::max(max_dist_, k.dist);
+  }
 }
 
 bool LiteralSearch::strided_for(const std::vector<std::string>& literals) {
@@ -163,11 +233,12 @@ void LiteralSearch::check_window(const char* p, size_t n, size_t from, size_t i,
   }
 }
 
-void LiteralSearch::check_pairs(const char* p, size_t n, size_t from, size_t j, size_t* best) const {
-  if (j + 1 >= n) return;
-  for (const Pair& q : pairs_)
-    if (p[j] == q.a && p[j + 1] == q.b && q.offset <= j && occurs(p, n, from, j - q.offset, q.literal, *best))
-      *best = j - q.offset;
+void LiteralSearch::check_pairs(const char* p, size_t n, size_t from, size_t j, const PairTest& t, size_t* best) const {
+  if (j + t.dist >= n || p[j] != t.a || p[j + t.dist] != t.b) return;
+  for (uint32_t k = t.first; k < t.last; ++k) {
+    const Pair& q = pairs_[k];
+    if (q.offset <= j && occurs(p, n, from, j - q.offset, q.literal, *best)) *best = j - q.offset;
+  }
 }
 
 size_t LiteralSearch::find(std::string_view buf, size_t from) const {
@@ -187,11 +258,11 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
 #if defined(__SSE2__)
   const uint8_t* table = table_.data();
   __m128i va[kMaxShort], vb[kMaxShort];
-  const size_t np = pairs_.size();
-  for (size_t k = 0; k < np; ++k) va[k] = _mm_set1_epi8(pairs_[k].a), vb[k] = _mm_set1_epi8(pairs_[k].b);
+  const size_t np = tests_.size();
+  for (size_t k = 0; k < np; ++k) va[k] = _mm_set1_epi8(tests_[k].a), vb[k] = _mm_set1_epi8(tests_[k].b);
   // Blocks of 16 positions: windows at i, i+4, i+8, i+12 (positions stay congruent to `from`
   // modulo kStride), pairs at every position.
-  while (i + 17 <= n && i < limit) {
+  while (i + 16 + max_dist_ <= n && i < limit) {
     // Mapped page-cache data streams from memory, and the hardware prefetcher stops at each 4 KiB
     // page: asking ahead is worth about 15% here.
     if (i + 1024 < n) __builtin_prefetch(p + i + 1024);
@@ -200,16 +271,18 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
     int pm = 0;
     if (np) {
       __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
       __m128i any = _mm_setzero_si128();
-      for (size_t k = 0; k < np; ++k)
-        any = _mm_or_si128(any, _mm_and_si128(_mm_cmpeq_epi8(v0, va[k]), _mm_cmpeq_epi8(v1, vb[k])));
+      for (size_t k = 0; k < np; ++k) {
+        __m128i vd = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + tests_[k].dist));
+        any = _mm_or_si128(any, _mm_and_si128(_mm_cmpeq_epi8(v0, va[k]), _mm_cmpeq_epi8(vd, vb[k])));
+      }
       pm = _mm_movemask_epi8(any);
     }
     if ((acc | static_cast<uint32_t>(pm)) != 0) {
       for (size_t t = 0; t < 16; t += kStride)
         if (maybe(load32(p + i + t))) check_window(p, n, from, i + t, &best);
-      for (; pm; pm &= pm - 1) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pm)), &best);
+      for (; pm; pm &= pm - 1)
+        for (const PairTest& t : tests_) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pm)), t, &best);
       if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
     }
     i += 16;
@@ -217,7 +290,7 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
 #endif
   for (; i < n && i < limit; ++i) {
     if ((i - from) % kStride == 0 && i + 4 <= n && maybe(load32(p + i))) check_window(p, n, from, i, &best);
-    check_pairs(p, n, from, i, &best);
+    for (const PairTest& t : tests_) check_pairs(p, n, from, i, t, &best);
     if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
   }
   return best;

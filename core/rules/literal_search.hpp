@@ -19,8 +19,10 @@ namespace attribution {
 // one (log lines repeat a few templates, so which 4-grams are common cannot be told from the bytes
 // alone). The table (32 KiB, a byte per hash so it stays in L1 and needs no bit shifts) rejects
 // almost every position; a hit is verified against the literals with that window.
-// The few shorter literals are found by a 16-byte SSE2 compare of one byte pair of each. Without
-// SSE2, or with many short literals, every position is tested with one window per literal.
+// The few shorter literals are found by a 16-byte SSE2 compare of one byte pair of each (two bytes
+// of the literal, not always adjacent: short literals that share a pair share its compare, such as
+// the '[' and ']' of kernel module tags " [nfs]", " [osc]"). Without SSE2, or with many short
+// literals, every position is tested with one window per literal.
 class LiteralSearch {
  public:
   // `sample`: some of the text to be searched, to choose rare windows; any sample (or none) gives
@@ -46,10 +48,16 @@ class LiteralSearch {
     uint32_t offset;  // where that window starts in the literal
     uint32_t literal;
   };
-  struct Pair {  // a short literal: found where its bytes a, b occur at `offset`, `offset + 1`
+  struct Pair {  // a short literal: found where its bytes a, b occur at `offset`, `offset + dist`
     char a, b;
+    uint32_t dist;
     uint32_t offset;
     uint32_t literal;
+  };
+  struct PairTest {  // one SIMD compare: the pairs_ [first, last) share a, b and dist
+    char a, b;
+    uint32_t dist;
+    uint32_t first, last;
   };
   static uint32_t hash(uint32_t w) { return (w * 0x9E3779B1u) >> (32 - kBits); }
   // A second, independent 8 bits of the window, never 0 (an empty slot).
@@ -61,7 +69,8 @@ class LiteralSearch {
   }
   void add_window(uint32_t literal, size_t offset);
   void check_window(const char* p, size_t n, size_t from, size_t i, size_t* best) const;
-  void check_pairs(const char* p, size_t n, size_t from, size_t j, size_t* best) const;
+  void check_pairs(const char* p, size_t n, size_t from, size_t j, const PairTest& t, size_t* best) const;
+  void choose_pairs(const std::vector<uint32_t>& short_ones, std::string_view sample);
   bool occurs(const char* p, size_t n, size_t from, size_t start, uint32_t literal, size_t best) const;
   size_t find_strided(std::string_view buf, size_t from) const;
   template <bool kFullWidth>
@@ -70,6 +79,7 @@ class LiteralSearch {
   static constexpr int kBits = 15;
   static constexpr size_t kStride = 4;
   static constexpr size_t kMaxShort = kMaxShortLiterals;
+  static constexpr uint32_t kMaxPairDist = kMinWindowed - 2;  // two bytes of a short literal are at most this far apart
   static_assert(kMinWindowed == kStride + 3);
   static constexpr uint8_t kShared = 0xFF;  // each costs 4 SIMD ops per 16 bytes
   std::vector<std::string> lits_;
@@ -78,7 +88,9 @@ class LiteralSearch {
   // Per hash: 0 if no window has it, else the tag of the one window that does (kShared: more than
   // one). The hot loop tests for non-zero; the tag rejects most hash collisions before the lookup.
   std::vector<uint8_t> table_;
-  std::vector<Pair> pairs_;
+  std::vector<Pair> pairs_;  // grouped by test
+  std::vector<PairTest> tests_;
+  uint32_t max_dist_ = 1;  // the SIMD loop reads this many bytes past a block
   bool strided_ = false;
   uint32_t width_ = 4, mask_ = 0xFFFFFFFFu;  // the every-position mode's window
   size_t max_offset_ = 0;  // a match can be found this many bytes after its start

@@ -131,6 +131,19 @@ TEST_CASE("the strided scan takes at most 16 distinct short literals, none of on
   CHECK_FALSE(LiteralSearch::strided_for(lits));
 }
 
+TEST_CASE("short literals that share a byte pair at a distance are found alike, up to the buffer's end") {
+  // The kernel module tags of a call trace share '[' and ']' four bytes apart: one compare for all.
+  std::vector<std::string> lits = {" [nfs]", " [osc]", " [mdc]", " [lov]", "Name:", "SXid", "a longer literal"};
+  std::string buf = " nfs_wait_bit_killable+0x1c/0x60 [nfs]\n [xyz] [abc]x [no]\n" + std::string(70, '.') + " [osc]";
+  check_all_offsets(lits, buf);
+  check_all_offsets(lits, buf + "\n [mdc");  // a tag cut by the end
+  check_all_offsets(lits, std::string(40, '[') + " [lov]" + std::string(40, ']') + "SXi");
+  std::string sample;
+  for (int i = 0; i < 20; ++i) sample += " [abc] [rank0]: Name  SX Fa step 7\n";
+  LiteralSearch tuned(lits, sample);
+  for (size_t from = 0; from <= buf.size(); ++from) REQUIRE(tuned.find(buf, from) == naive_find(lits, buf, from));
+}
+
 TEST_CASE("literal search agrees with find on log-like buffers with the real literal shapes") {
   std::vector<std::string> lits = {"NVRM: Xid", "SXid", "async", "Init COMPLETE", "NCCL communicator was aborted",
                                    ": Link down", "out of memory", "out of memory: Kill", "srun: error: ",
