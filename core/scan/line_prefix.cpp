@@ -155,6 +155,20 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
 
 // A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
 // '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
+// "train.py", "run.sh", "main.cu": a script or file name before a colon ("train.py: error: ..."
+// from argparse, "run.sh: line 3: ..." from bash) names no machine. Only a one-dot name: a host's
+// domain ("node1.cluster.py") keeps its dots.
+bool file_name_like(std::string_view w) {
+  static constexpr std::string_view kExtensions[] = {
+      "py", "sh", "bash", "c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp", "pl", "rb", "js", "go", "rs", "java", "lua",
+      "jl", "ipynb", "log", "txt", "out", "err", "json", "yaml", "yml", "toml", "cfg", "ini", "conf", "csv", "md", "so",
+      "o", "exe", "pt", "pth", "ckpt", "bin", "safetensors", "zip", "gz", "tar", "whl"};
+  size_t dot = w.find('.');
+  if (dot == std::string_view::npos || w.find('.', dot + 1) != std::string_view::npos) return false;
+  std::string_view ext = w.substr(dot + 1);
+  return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
+}
+
 bool host_like(std::string_view w) {
   if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
   bool marked = false, alpha_or_ip = false;
@@ -167,7 +181,7 @@ bool host_like(std::string_view w) {
   // A number's first label ("3600.412s:", Flux's elapsed time) is a duration, not a machine.
   std::string_view first = w.substr(0, w.find('.'));
   if (!ipv4 && first.size() < w.size() && std::all_of(first.begin(), first.end(), is_digit)) return false;
-  return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-';
+  return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-' && !file_name_like(w);
 }
 
 // Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
@@ -210,6 +224,12 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
                                                   "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
   for (std::string_view m : kModules)
     if (w.substr(0, m.size()) == m) return i;
+  // Programs whose names carry a digit or a hyphen, as a host's do: "python3: can't open file ...".
+  static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
+                                                   "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
+  for (std::string_view m : kPrograms)
+    if (w == m || (w.substr(0, m.size()) == m && w.size() > m.size() && w[m.size()] == '.' && m.starts_with("python")))
+      return i;
   static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "gpu", "cuda", "step",
                                                    "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
   for (std::string_view n : kNotHosts)  // "rank3:", "gpu0:", "step_100:" count things, they are not machines

@@ -187,6 +187,14 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("3600.412s: job.exception type=timeout severity=0 resource allocation expired").host.empty());
   CHECK(parse_line_prefix("12.5s: flux-shell[0]: stderr: x").host.empty());
   CHECK(parse_line_prefix("10.0.0.7: kernel: mlx5_core 0000:3b:00.0: link down").host == "10.0.0.7");
+  // Scripts, files and programs with a digit or a hyphen in their names are not machines.
+  CHECK(parse_line_prefix("general_train.py: error: unrecognized arguments: --local-rank=0").host.empty());
+  CHECK(parse_line_prefix("run.sh: line 12: 4242 Killed python train.py").host.empty());
+  CHECK(parse_line_prefix("python3: can't open file '/workspace/train.py'").host.empty());
+  CHECK(parse_line_prefix("python3.10: error while loading shared libraries").host.empty());
+  CHECK(parse_line_prefix("nvidia-smi: command not found").host.empty());
+  CHECK(parse_line_prefix("node1.cluster.local: kernel: NVRM: Xid 79").host == "node1.cluster.local");
+  CHECK(parse_line_prefix("gpu-7.py-lab.org: kernel: NVRM: Xid 79").host == "gpu-7.py-lab.org");
 }
 
 TEST_CASE("redacted, dotted and IP hosts in the NCCL prefix") {
