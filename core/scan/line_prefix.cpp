@@ -425,7 +425,11 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
     size_t used = 0;
     if (auto iso = parse_iso8601(r, &used)) {
       saw(p, *iso);
-      return skip_blanks(s, syslog_host_tag(s, skip_blanks(s, i + used), p));
+      size_t j = skip_blanks(s, i + used);
+      // `kubectl logs --timestamps` before a Go program's glog header ("I0809 13:32:51.873541"):
+      // the level and date are no host; the header is read next as a stamp of its own.
+      if (CivilTime g; glog(s, j, g)) return j;
+      return skip_blanks(s, syslog_host_tag(s, j, p));
     }
   }
   if (r.size() > 15 && month_from_abbrev(r.substr(0, 3)) && r[3] == ' ') {

@@ -195,6 +195,11 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("nvidia-smi: command not found").host.empty());
   CHECK(parse_line_prefix("node1.cluster.local: kernel: NVRM: Xid 79").host == "node1.cluster.local");
   CHECK(parse_line_prefix("gpu-7.py-lab.org: kernel: NVRM: Xid 79").host == "gpu-7.py-lab.org");
+  // kubectl logs --timestamps before a glog header: the level and date are not a host.
+  auto g = parse_line_prefix("2024-08-09T13:32:51.873584285Z I0809 13:32:51.873541       1 health.go:185] Xid=94");
+  CHECK(g.host.empty());
+  CHECK(g.civil);
+  CHECK(parse_line_prefix("2024-08-09T13:32:51Z node7 kernel: NVRM: Xid 79").host == "node7");
 }
 
 TEST_CASE("redacted, dotted and IP hosts in the NCCL prefix") {
