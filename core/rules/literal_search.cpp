@@ -113,12 +113,15 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
       short_ones.push_back(i);
       continue;
     }
-    // The run of `span` windows (1, or kStride when strided) with the rarest bytes.
+    // The run of `span` windows (1, or kStride when strided) with the rarest bytes. Each window is
+    // scored once (scoring is most of building an untuned prefilter, on every small diagnosis).
     size_t span = strided_ ? kStride : 1, best = 0;
     int64_t best_score = INT64_MAX;
+    std::vector<int64_t> scores;
+    for (size_t o = 0; o + width_ <= l.size(); ++o) scores.push_back(window_score(l.substr(o, width_)));
     for (size_t o = 0; o + span - 1 + width_ <= l.size(); ++o) {
       int64_t score = 0;
-      for (size_t t = 0; t < span; ++t) score += window_score(l.substr(o + t, width_));
+      for (size_t t = 0; t < span; ++t) score += scores[o + t];
       if (score < best_score) best_score = score, best = o;
     }
     for (size_t t = 0; t < span; ++t) add_window(i, best + t);

@@ -521,9 +521,22 @@ struct ParsedSource {
 // Every source parsed, on up to as many threads as there are cores: parsing the built-in TOML is
 // most of a small diagnosis's start-up, so without `with_samples` a compiled-in ruleset is parsed
 // without its samples and comments. Results stay in source order.
-std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, bool with_samples) {
+// Parses every source and digests them all, in parallel: the digest (a pass over every byte,
+// in order) runs beside the parsing, and the largest files start first so the threads end together.
+std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, bool with_samples, std::string* digest) {
   std::vector<ParsedSource> parsed(sources.size());
-  parallel_for(sources.size(), std::thread::hardware_concurrency(), [&](size_t i, size_t) {
+  std::vector<size_t> order(sources.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return sources[a].text.size() > sources[b].text.size(); });
+  parallel_for(sources.size() + 1, std::thread::hardware_concurrency(), [&](size_t task, size_t) {
+    if (task == 0) {
+      Sha256 d;
+      for (const auto& src : sources) d.update(src.name).update("\n").update(src.text).update("\n");
+      *digest = d.hex();
+      return;
+    }
+    const size_t i = order[task - 1];
     parsed[i].checked = compiled_in(sources[i]);
     std::optional<std::string> lean;
     if (parsed[i].checked && !with_samples) lean = without_samples(sources[i].text);
@@ -537,11 +550,10 @@ std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, 
 Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources, bool with_samples) {
   std::map<std::string, Rule> by_id;
   std::map<std::string, MetricSpec> metrics;
-  Sha256 digest;
-  std::vector<ParsedSource> parsed = parse_sources(sources, with_samples);
-  auto add = [&](ParsedSource& p, std::string_view text, const std::string& name, bool user) -> Status {
+  std::string digest;
+  std::vector<ParsedSource> parsed = parse_sources(sources, with_samples, &digest);
+  auto add = [&](ParsedSource& p, const std::string& name, bool user) -> Status {
     if (!p.rules) return p.rules.error();
-    digest.update(name).update("\n").update(text).update("\n");
     std::set<std::string> seen;
     for (auto& r : *p.rules) {
       if (!seen.insert(r.id).second)
@@ -560,11 +572,11 @@ Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources, bool w
     return Ok{};
   };
   for (size_t i = 0; i < sources.size(); ++i)
-    if (auto st = add(parsed[i], sources[i].text, sources[i].name, sources[i].user); !st) return st.error();
+    if (auto st = add(parsed[i], sources[i].name, sources[i].user); !st) return st.error();
   RuleSet set;
   for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
   for (auto& [id, m] : metrics) set.metrics.push_back(std::move(m));
-  set.digest = digest.hex();
+  set.digest = std::move(digest);
   return set;
 }
 
