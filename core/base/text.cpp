@@ -1,6 +1,8 @@
 #include "core/base/text.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +13,12 @@ std::string_view line_at(std::string_view buf, size_t start) {
   std::string_view l = buf.substr(start, eol == std::string_view::npos ? buf.npos : eol - start);
   if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
   return l;
+}
+
+size_t line_start(std::string_view buf, size_t pos) {
+  pos = std::min(pos, buf.size());
+  const void* nl = pos ? memrchr(buf.data(), '\n', pos) : nullptr;
+  return nl ? static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1 : 0;
 }
 
 std::string_view trim_right(std::string_view s) {

@@ -11,6 +11,10 @@ namespace attribution {
 // The line of `buf` starting at `start`, without its "\n" or "\r\n".
 std::string_view line_at(std::string_view buf, size_t start);
 
+// Where the line holding `pos` starts: one past the last '\n' before `pos` (0 if none). memrchr, not
+// rfind: the scan walks back over whole runs of lines with it.
+size_t line_start(std::string_view buf, size_t pos);
+
 // `s` without trailing spaces, tabs, CRs and newlines.
 std::string_view trim_right(std::string_view s);
 

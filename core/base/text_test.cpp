@@ -11,6 +11,14 @@ TEST_CASE("text: lines and trimming and Markdown cells") {
   CHECK(line_at("a\r\nbb\nc", 0) == "a");
   CHECK(line_at("a\r\nbb\nc", 3) == "bb");
   CHECK(line_at("a\r\nbb\nc", 6) == "c");
+  // line_start: the start of the line holding a position (a '\n' belongs to the line it ends).
+  CHECK(line_start("a\r\nbb\nc", 0) == 0);
+  CHECK(line_start("a\r\nbb\nc", 2) == 0);
+  CHECK(line_start("a\r\nbb\nc", 3) == 3);
+  CHECK(line_start("a\r\nbb\nc", 5) == 3);
+  CHECK(line_start("a\r\nbb\nc", 6) == 6);
+  CHECK(line_start("a\r\nbb\nc", 99) == 6);
+  CHECK(line_start("", 0) == 0);
   CHECK(trim_right("tok \t\r\n") == "tok");  // tabs too: one rule for every caller
   CHECK(trim_right(" \n").empty());
   CHECK(markdown_cell("a|b\n`c`") == "a\\|b 'c'");

@@ -140,68 +140,57 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
 // itself plus the positions it lets through (counted in the sample; without one, guessed from the
 // bytes).
 void LiteralSearch::choose_pairs(const std::vector<uint32_t>& short_ones, std::string_view sample) {
-  if (short_ones.empty()) return;
   struct Key {
     char a, b;
-    uint32_t dist;
+    uint32_t dist;  // at most kMaxPairDist: the literals are shorter than kMinWindowed
     auto operator<=>(const Key&) const = default;
   };
-  std::map<Key, std::vector<uint32_t>> holders;  // pair -> short literals holding it
+  struct Holder {
+    uint32_t literal, offset;  // the pair's first place in the literal
+  };
+  std::map<Key, std::vector<Holder>> holders;
   for (uint32_t i : short_ones) {
     std::string_view l = lits_[i];
     for (size_t o = 0; o < l.size(); ++o)
       for (size_t d = 1; o + d < l.size(); ++d) {
         auto& v = holders[Key{l[o], l[o + d], static_cast<uint32_t>(d)}];
-        if (v.empty() || v.back() != i) v.push_back(i);
+        if (v.empty() || v.back().literal != i) v.push_back({i, static_cast<uint32_t>(o)});
       }
   }
+  const bool tuned = sample.size() >= 64;
   std::map<Key, int64_t> seen;  // positions of each pair in the sample
-  if (sample.size() >= 64) {
-    std::vector<std::vector<int32_t>> id(kMaxPairDist + 1, std::vector<int32_t>(size_t{1} << 16, -1));
-    std::vector<Key> keys;
-    for (const auto& [k, v] : holders) {
-      id[k.dist][static_cast<unsigned char>(k.a) | static_cast<unsigned char>(k.b) << 8] = static_cast<int32_t>(keys.size());
-      keys.push_back(k);
-    }
-    std::vector<int64_t> counts(keys.size(), 0);
+  if (tuned) {
+    std::vector<std::vector<const Key*>> id(kMaxPairDist + 1, std::vector<const Key*>(size_t{1} << 16, nullptr));
+    for (const auto& [k, v] : holders) id[k.dist][static_cast<unsigned char>(k.a) | static_cast<unsigned char>(k.b) << 8] = &k;
+    for (const auto& [k, v] : holders) seen[k] = 0;
     for (size_t d = 1; d <= kMaxPairDist; ++d)
       for (size_t i = 0; i + d < sample.size(); ++i)
-        if (int32_t k = id[d][static_cast<unsigned char>(sample[i]) | static_cast<unsigned char>(sample[i + d]) << 8]; k >= 0)
-          ++counts[static_cast<size_t>(k)];
-    for (size_t k = 0; k < keys.size(); ++k) seen[keys[k]] = counts[k];
+        if (const Key* k = id[d][static_cast<unsigned char>(sample[i]) | static_cast<unsigned char>(sample[i + d]) << 8])
+          ++seen[*k];
   }
   // A compare costs about as much as verifying one position in 160 bytes of input.
-  const int64_t compare_cost = sample.size() >= 64 ? static_cast<int64_t>(sample.size() / 160) : 0;
   auto cost = [&](const Key& k) {
-    if (!sample.empty() && sample.size() >= 64) return compare_cost + seen[k] * 1;
+    if (tuned) return static_cast<int64_t>(sample.size() / 160) + seen.at(k);
     return int64_t{100} + commonness(static_cast<unsigned char>(k.a)) * commonness(static_cast<unsigned char>(k.b));
   };
   std::set<uint32_t> left(short_ones.begin(), short_ones.end());
-  std::map<Key, std::vector<uint32_t>> chosen;
   while (!left.empty()) {
     const Key* best = nullptr;
     double best_value = -1;
     for (const auto& [k, v] : holders) {
-      if (k.dist > kMaxPairDist) continue;
-      size_t n = static_cast<size_t>(std::count_if(v.begin(), v.end(), [&](uint32_t i) { return left.count(i); }));
+      auto n = std::count_if(v.begin(), v.end(), [&](const Holder& h) { return left.count(h.literal); });
       double value = static_cast<double>(n) / static_cast<double>(cost(k) + 1);
       if (n && value > best_value) best_value = value, best = &k;
     }
-    for (uint32_t i : holders[*best])
-      if (left.erase(i)) chosen[*best].push_back(i);
-  }
-  for (const auto& [k, lits] : chosen) {
-    PairTest t{k.a, k.b, k.dist, static_cast<uint32_t>(pairs_.size()), 0};
-    for (uint32_t i : lits) {
-      std::string_view l = lits_[i];
-      size_t o = 0;
-      while (!(l[o] == k.a && l[o + k.dist] == k.b)) ++o;  // the pair's first place in the literal
-      pairs_.push_back({k.a, k.b, k.dist, static_cast<uint32_t>(o), i});
-      max_offset_ = std::max(max_offset_, o);
-    }
+    PairTest t{best->a, best->b, best->dist, static_cast<uint32_t>(pairs_.size()), 0};
+    for (const Holder& h : holders[*best])
+      if (left.erase(h.literal)) {
+        pairs_.push_back({h.offset, h.literal});
+        max_offset_ = std::max<size_t>(max_offset_, h.offset);
+      }
     t.last = static_cast<uint32_t>(pairs_.size());
     tests_.push_back(t);
-    max_dist_ = std::max(max_dist_, k.dist);
+    max_dist_ = std::max(max_dist_, t.dist);
   }
 }
 

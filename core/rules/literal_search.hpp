@@ -48,13 +48,11 @@ class LiteralSearch {
     uint32_t offset;  // where that window starts in the literal
     uint32_t literal;
   };
-  struct Pair {  // a short literal: found where its bytes a, b occur at `offset`, `offset + dist`
-    char a, b;
-    uint32_t dist;
+  struct Pair {  // a short literal, found where its test's bytes a, b occur at `offset`, `offset + dist`
     uint32_t offset;
     uint32_t literal;
   };
-  struct PairTest {  // one SIMD compare: the pairs_ [first, last) share a, b and dist
+  struct PairTest {  // one SIMD compare, for the literals pairs_ [first, last)
     char a, b;
     uint32_t dist;
     uint32_t first, last;
@@ -81,7 +79,7 @@ class LiteralSearch {
   static constexpr size_t kMaxShort = kMaxShortLiterals;
   static constexpr uint32_t kMaxPairDist = kMinWindowed - 2;  // two bytes of a short literal are at most this far apart
   static_assert(kMinWindowed == kStride + 3);
-  static constexpr uint8_t kShared = 0xFF;  // each costs 4 SIMD ops per 16 bytes
+  static constexpr uint8_t kShared = 0xFF;  // a slot more than one window hashes to
   std::vector<std::string> lits_;
   std::vector<Entry> entries_;     // grouped by hash: those of hash h are [start_[h], start_[h+1])
   std::vector<uint32_t> start_;

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <map>
 
+#include "core/base/text.hpp"
+
 namespace attribution {
 
 Matcher::Matcher(const RuleSet& rules) : rules_(rules) {}
@@ -89,8 +91,7 @@ size_t Matcher::next_candidate_line(std::string_view buf, size_t from, const Lit
   }
   size_t pos = search->find(buf, from);
   if (pos == std::string_view::npos) return pos;
-  size_t nl = buf.rfind('\n', pos);
-  size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+  size_t start = line_start(buf, pos);
   return start < from ? from : start;
 }
 

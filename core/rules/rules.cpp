@@ -520,9 +520,9 @@ struct ParsedSource {
 
 // Every source parsed, on up to as many threads as there are cores: parsing the built-in TOML is
 // most of a small diagnosis's start-up, so without `with_samples` a compiled-in ruleset is parsed
-// without its samples and comments. Results stay in source order.
-// Parses every source and digests them all, in parallel: the digest (a pass over every byte,
-// in order) runs beside the parsing, and the largest files start first so the threads end together.
+// without its samples and comments. Results stay in source order; the largest files start first so
+// the threads end together, and the digest of all sources (one pass over every byte, in order) is
+// one more task beside them.
 std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, bool with_samples, std::string* digest) {
   std::vector<ParsedSource> parsed(sources.size());
   std::vector<size_t> order(sources.size());

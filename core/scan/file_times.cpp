@@ -1,7 +1,6 @@
 #include "core/scan/file_times.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "core/base/text.hpp"
 
@@ -57,9 +56,7 @@ std::optional<Micros> FileTimes::own_time(size_t start) {
 std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) {
   size_t start = q;
   for (int n = 0; n < kInferSearchLines && start > floor; ++n) {
-    // memrchr, not rfind: this walk crosses every line between a file's untimed findings.
-    const void* prev_nl = start >= 2 ? memrchr(buf_.data(), '\n', start - 1) : nullptr;
-    start = prev_nl ? static_cast<size_t>(static_cast<const char*>(prev_nl) - buf_.data()) + 1 : 0;
+    start = line_start(buf_, start - 1);  // the line before: this walk crosses every line between untimed findings
     if (start <= floor && floor > 0) break;
     if (auto t = own_time(start)) {
       touch_(start);

@@ -193,7 +193,7 @@ void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
   for (size_t pos = from; pos < limit && pos < buf_.size();) {
     size_t hit = next_section_key(pos, limit);
     if (hit == std::string_view::npos) break;
-    pos = hit == 0 ? 0 : buf_.rfind('\n', hit - 1) + 1;  // npos + 1 == 0: the first line
+    pos = line_start(buf_, hit);
     if (auto h = opens_section(line_at(buf_, pos))) visit(*h, pos);
     size_t eol = buf_.find('\n', pos);
     if (eol == std::string_view::npos) break;
@@ -261,8 +261,7 @@ std::string_view FileHosts::declared(size_t* where) {
         if (first[k] == std::string_view::npos && head.substr(at, kKeys[k].size()) == kKeys[k]) first[k] = at, --left;
     for (size_t at : first) {
       if (at == std::string_view::npos) continue;
-      size_t start = head.rfind('\n', at);
-      start = start == std::string_view::npos ? 0 : start + 1;
+      size_t start = line_start(head, at);
       if (auto h = declared_host(line_at(buf_, start))) {
         declared_ = *h;
         declared_pos_ = start;

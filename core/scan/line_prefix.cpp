@@ -153,8 +153,6 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   return true;
 }
 
-// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
-// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
 // "train.py", "run.sh", "main.cu": a script or file name before a colon ("train.py: error: ..."
 // from argparse, "run.sh: line 3: ..." from bash) names no machine. Only a one-dot name: a host's
 // domain ("node1.cluster.py") keeps its dots.
@@ -169,6 +167,8 @@ bool file_name_like(std::string_view w) {
   return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
 }
 
+// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
+// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
 bool host_like(std::string_view w) {
   if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
   bool marked = false, alpha_or_ip = false;
@@ -224,12 +224,11 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
                                                   "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
   for (std::string_view m : kModules)
     if (w.substr(0, m.size()) == m) return i;
-  // Programs whose names carry a digit or a hyphen, as a host's do: "python3: can't open file ...".
+  // Programs whose names carry a digit or a hyphen, as a host's do ("python3: can't open file ..."),
+  // also with a version after a dot ("python3.10:").
   static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
                                                    "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
-  for (std::string_view m : kPrograms)
-    if (w == m || (w.substr(0, m.size()) == m && w.size() > m.size() && w[m.size()] == '.' && m.starts_with("python")))
-      return i;
+  if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return i;
   static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "gpu", "cuda", "step",
                                                    "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
   for (std::string_view n : kNotHosts)  // "rank3:", "gpu0:", "step_100:" count things, they are not machines
@@ -628,7 +627,7 @@ bool may_carry_time(std::string_view s) {
   }
 #endif
   for (; c < e; ++c)
-    if ((*c == '{' || *c == ':' || *c == '[') && marks_time(b, e, c)) return true;
+    if (marks_time(b, e, c)) return true;
   return false;
 }
 

@@ -146,8 +146,7 @@ class FileScanner {
       if (c != std::string_view::npos) {
         // The line's own start: a later window's `from` may be mid-line. The first `from` is a
         // line start after every line already scanned, so this never goes back to one of them.
-        if (c > 0 && buf[c - 1] != '\n') c = buf.rfind('\n', c - 1) + 1;
-        return c;
+        return line_start(buf, c);
       }
       if (end == buf.size()) return std::string_view::npos;
       from = end - std::min(m_.longest_literal(), kReleaseStep / 2);  // rules cap literals far below this
@@ -191,8 +190,7 @@ class FileScanner {
       if (h != std::string_view::npos && h >= from && (best == std::string_view::npos || h > best)) best = h;
     }
     if (best == std::string_view::npos) return best;
-    size_t nl = best == 0 ? std::string_view::npos : buf_.rfind('\n', best - 1);
-    return nl == std::string_view::npos ? 0 : nl + 1;
+    return line_start(buf_, best);
   }
 
   void scan_tail(FileScan& out) {
