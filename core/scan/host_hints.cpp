@@ -1,6 +1,7 @@
 #include "core/scan/host_hints.hpp"
 #include "core/base/text.hpp"
 #include "core/rules/literal_search.hpp"
+#include "core/scan/line_prefix.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -49,10 +50,10 @@ bool numeric(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-// Counters, versions and model sizes in file names: "rank3", "v2", "llama3", "70b".
+// Counters, versions and model sizes in file names: "rank3", "v2", "llama3", "70b", "gpu3".
 bool counter_word(std::string_view w) {
-  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|gpu|cuda|python|py|llama|gpt|qwen|mistral|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
-  return numeric(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
+  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|cuda|python|py|llama|gpt|qwen|mistral|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
+  return numeric(w) || gpu_index_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
 }
 
 std::vector<std::string> split(const std::string& s, const char* seps) {
@@ -96,12 +97,51 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
 
 }  // namespace
 
+// The machine a pasted command ran on when it is not the prompt's: "ssh [opts] [user@]host cmd",
+// "srun -w host cmd" / "--nodelist=host", "kubectl debug node/host" (the output below is that host's).
+std::optional<std::string_view> remote_host(std::string_view command) {
+  std::vector<std::string_view> tok;
+  for (size_t i = 0; i < command.size() && tok.size() < 24;) {
+    size_t j = command.find(' ', i);
+    if (j == std::string_view::npos) j = command.size();
+    if (j > i) tok.push_back(command.substr(i, j - i));
+    i = j + 1;
+  }
+  auto host = [](std::string_view h) -> std::optional<std::string_view> {
+    h = h.substr(h.find('@') == std::string_view::npos ? 0 : h.find('@') + 1);
+    if (lower_host(h) && h.find_first_of("[,") == std::string_view::npos) return h;
+    return std::nullopt;
+  };
+  if (tok.empty()) return std::nullopt;
+  if (tok[0] == "ssh") {
+    // ssh's options that take an argument (ssh(1)): "-p 22 host" names the host after the port.
+    static constexpr std::string_view kWithArg = "BbcDEeFIiJLlmOopQRSWw";
+    for (size_t k = 1; k < tok.size(); ++k) {
+      if (tok[k][0] != '-') return host(tok[k]);
+      if (tok[k].size() == 2 && kWithArg.find(tok[k][1]) != std::string_view::npos) ++k;
+    }
+    return std::nullopt;
+  }
+  if (tok[0] == "srun") {
+    for (size_t k = 1; k < tok.size(); ++k) {
+      std::string_view t = tok[k];
+      if ((t == "-w" || t == "--nodelist") && k + 1 < tok.size()) return host(tok[k + 1]);
+      if (t.substr(0, 2) == "-w" && t.size() > 2 && t[2] != '-') return host(t.substr(2));
+      if (t.substr(0, 11) == "--nodelist=") return host(t.substr(11));
+      if (t[0] != '-') return std::nullopt;  // the command itself: srun's own options are over
+    }
+    return std::nullopt;
+  }
+  if ((tok[0] == "kubectl" || tok[0] == "oc") && tok.size() > 2 && tok[1] == "debug" && tok[2].substr(0, 5) == "node/")
+    return host(tok[2].substr(5));
+  return std::nullopt;
+}
+
 std::optional<std::string_view> section_host(std::string_view line) {
-  static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([a-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?)");
-  static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([a-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?)");
-  static const RE2 suse(R"(^([a-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] )");
-  static const RE2 zsh(R"(^(?:\([^)]*\) )?[\w.-]+@([a-z0-9][\w.-]*) [^\s$#%]+ [$#%] )");  // zsh: "user@host ~ % cmd"
-  static const RE2 ssh(R"(^\s*(?:[$#] )?ssh (?:-\S+ (?:\S+ )?)*(?:[\w.-]+@)?([a-z0-9][\w.-]*)\s*$)");
+  static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([a-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?(.*))");
+  static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([a-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?(.*))");
+  static const RE2 suse(R"(^([a-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] (.*))");
+  static const RE2 zsh(R"(^(?:\([^)]*\) )?[\w.-]+@([a-z0-9][\w.-]*) [^\s$#%]+ [$#%] (.*))");  // zsh: "user@host ~ % cmd"
   static const RE2 k8s_node(R"(^Node:\s+([a-z0-9][\w.-]*)(?:/[0-9a-f.:]+)?\s*$)");
   // Each pattern needs bytes most log lines lack, in the line's first word: checked first, so the
   // regexes run on few lines (the scan asks this of every line above a finding without a host).
@@ -111,15 +151,20 @@ std::optional<std::string_view> section_host(std::string_view line) {
   const bool at = word.find('@') != std::string_view::npos;
   std::string_view command = line.substr(std::min(line.size(), line.find_first_not_of(" \t\r\f\v")));
   if (command.size() > 2 && (command[0] == '$' || command[0] == '#') && command[1] == ' ') command.remove_prefix(2);
+  if (command.substr(0, 4) == "ssh " || command.substr(0, 5) == "srun " || command.substr(0, 8) == "kubectl " ||
+      command.substr(0, 3) == "oc ")
+    if (auto h = remote_host(command)) return h;
   const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
-                             word.find(":~") != std::string_view::npos ? &suse : nullptr,
-                             command.substr(0, 4) == "ssh " ? &ssh : nullptr,
-                             line.substr(0, 5) == "Node:" ? &k8s_node : nullptr};
-  re2::StringPiece host;
+                             word.find(":~") != std::string_view::npos ? &suse : nullptr};
+  re2::StringPiece host, rest;
   re2::StringPiece in(line.data(), line.size());
   for (const RE2* re : candidates)
-    if (re && RE2::PartialMatch(in, *re, &host) && lower_host(std::string_view(host.data(), host.size())))
+    if (re && RE2::PartialMatch(in, *re, &host, &rest) && lower_host(std::string_view(host.data(), host.size()))) {
+      if (auto h = remote_host(std::string_view(rest.data(), rest.size()))) return h;
       return std::string_view(host.data(), host.size());
+    }
+  if (line.substr(0, 5) == "Node:" && RE2::PartialMatch(in, k8s_node, &host) && lower_host(std::string_view(host.data(), host.size())))
+    return std::string_view(host.data(), host.size());
   return std::nullopt;
 }
 
@@ -186,8 +231,9 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 
 }  // namespace
 
-// Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "Node:") and
-// start with a prompt's characters are parsed: the rest are skipped by byte search.
+// Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
+// " debug node/", "Node:") and start with a prompt's characters are parsed: the rest are skipped by
+// byte search.
 template <class Visit>
 void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
   for (size_t pos = from; pos < limit && pos < buf_.size();) {
@@ -220,7 +266,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:"});
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/"});
   auto refresh = [&](size_t& next, auto&& find) {
     // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
     if (next < from || next == kUnsearched) next = find();

@@ -21,6 +21,16 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("$ ssh node-b7") == "node-b7");
   CHECK(section_host("\t# ssh -p 22 admin@node-b8") == "node-b8");
   CHECK(section_host("(base) [ops@dgx-03 ~]$ nvidia-smi -q") == "dgx-03");
+  // A command run on another machine from the prompt: its output is that machine's.
+  CHECK(section_host("[me@login1 energy]$ ssh gpu-2-5 nvidia-smi") == "gpu-2-5");
+  CHECK(section_host("me@login1:~$ ssh -t -p 2222 admin@gpu-53 sudo dmesg") == "gpu-53");
+  CHECK(section_host("$ ssh -o StrictHostKeyChecking=no node7 'dmesg | grep Xid'") == "node7");
+  CHECK(section_host("[me@login1 ~]$ srun -N1 -w gpu-54 nvidia-smi -q") == "gpu-54");
+  CHECK(section_host("$ srun --nodelist=gpu-56 --pty dmesg") == "gpu-56");
+  CHECK(section_host("$ kubectl debug node/gpu-55 -it --image=ubuntu -- chroot /host dmesg") == "gpu-55");
+  CHECK(section_host("[me@login1 ~]$ srun -w gpu-[1-4] hostname") == "login1");  // several: the prompt's
+  CHECK(section_host("[me@login1 ~]$ srun python train.py") == "login1");
+  CHECK_FALSE(section_host("srun: error: gpu-3: task 0: Exited with exit code 1"));
   CHECK_FALSE(section_host("ran it as ops@dgx-03:~$ later"));
   CHECK_FALSE(section_host("sshd[812]: Accepted publickey for ops"));
   CHECK_FALSE(section_host("user@example.com wrote:"));
@@ -55,6 +65,10 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/ip-10-0-0-7.log", none) == "ip-10-0-0-7");
   CHECK(host_from_file_name("x/dmesg_node-21_20261201.log", none) == "node-21");
   CHECK(host_from_file_name("x/host-3-kern.log", none) == "host-3");
+  // "gpu" and a number is a machine unless it reads as a GPU's index (below 16, no leading zero).
+  CHECK(host_from_file_name("x/dmesg-gpu042.txt", none) == "gpu042");
+  CHECK(host_from_file_name("x/gpu01.log", none) == "gpu01");
+  CHECK(host_from_file_name("x/gpu3.log", none).empty());
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",

@@ -229,9 +229,10 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
                                                    "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
   if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return i;
-  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "gpu", "cuda", "step",
+  if (gpu_index_word(w)) return i;
+  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step",
                                                    "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
-  for (std::string_view n : kNotHosts)  // "rank3:", "gpu0:", "step_100:" count things, they are not machines
+  for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
     if (w.substr(0, n.size()) == n) {
       std::string_view rest = w.substr(n.size());
       if (!rest.empty() && (rest[0] == '_' || rest[0] == '-')) rest.remove_prefix(1);
@@ -267,6 +268,14 @@ std::string_view json_string_field(std::string_view s, std::string_view key) {
 }
 
 }  // namespace
+
+bool gpu_index_word(std::string_view w) {
+  if (w.substr(0, 3) != "gpu" && w.substr(0, 3) != "GPU") return false;
+  std::string_view n = w.substr(3);
+  if (!n.empty() && (n[0] == '_' || n[0] == '-')) n.remove_prefix(1);
+  if (n.empty() || n.size() > 2 || !std::all_of(n.begin(), n.end(), is_digit)) return false;
+  return n.size() == 1 || (n[0] != '0' && (n[0] - '0') * 10 + (n[1] - '0') < 16);
+}
 
 namespace {
 

@@ -30,6 +30,10 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
+// "gpu0", "gpu-3", "gpu_12": a GPU's index, not a machine. GPUs per node are counted below 16 and
+// written without leading zeros; "gpu042", "gpu-049", "gpu01" and "gpu17" are machines' names.
+bool gpu_index_word(std::string_view w);
+
 // False only when parse_line_prefix(line) can give no time: every stamp it reads holds a clock
 // "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{'. A few SIMD byte searches, so a look for
 // the nearest timed line skips the full parse of the untimed lines it passes (NCCL INFO, progress).

@@ -180,6 +180,12 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825").host.empty());
   CHECK(parse_line_prefix("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ").host.empty());
   CHECK(parse_line_prefix("rank3: loss 1.2").host.empty());
+  // "gpu" and a number: a GPU's index below 16 without leading zeros, else a machine's name.
+  CHECK(parse_line_prefix("gpu0: temperature 71C").host.empty());
+  CHECK(parse_line_prefix("gpu-3: 100% util").host.empty());
+  CHECK(parse_line_prefix("gpu-049: [Tue Mar  3 10:00:01 2026] NVRM: Xid 79").host == "gpu-049");
+  CHECK(parse_line_prefix("gpu17: kernel: err: [12345.678]: NVRM: Xid 79").host == "gpu17");
+  CHECK(parse_line_prefix("gpu01: kernel: NVRM: Xid 79").host == "gpu01");
   CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").task == 12);
   CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
         "gpu20-15");
