@@ -89,6 +89,9 @@ auto cause_rank(const Timeline& t, const RuleSet& rules, size_t i) {
 bool same_fault(const Finding& a, const Finding& b, const RuleSet& rules) {
   const Rule& ra = rules.rules[a.rule];
   const Rule& rb = rules.rules[b.rule];
+  // Weak link causes that name one peer, seen from several machines, are that peer's one fault
+  // (host_from_peers makes the peer their host).
+  if (a.rule == b.rule && ra.fallback && !a.peer.empty() && a.peer == b.peer) return true;
   // A copy without its host (a pasted excerpt) is the same fault as one that names it.
   if (a.rule == b.rule)
     return (same_host(a, b) || a.host.empty() != b.host.empty()) && same_gpu(a, b) &&

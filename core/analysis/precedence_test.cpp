@@ -242,6 +242,25 @@ TEST_CASE("a weak cause that a stronger cause outweighs reads as its symptom, an
   CHECK(sole_root(alone) == "t.weak-link");
 }
 
+TEST_CASE("weak link causes from several machines naming one peer are one fault at that peer") {
+  Builder b;
+  b.add("t.weak-link", "node1", kT0, 0).peer = "node3";
+  b.add("t.weak-link", "node2", kT0 + kMicrosPerSecond, 8).peer = "node3";
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(d.roots[0].host == "node3");
+  auto links = links_by_rule(b, t, d);
+  REQUIRE(links.count("t.weak-link"));
+  CHECK(links.at("t.weak-link").same_fault);
+
+  Builder two_peers;  // different peers: two faults
+  two_peers.add("t.weak-link", "node1", kT0, 0).peer = "node3";
+  two_peers.add("t.weak-link", "node2", kT0 + kMicrosPerSecond, 8).peer = "node4";
+  auto t2 = two_peers.timeline();
+  CHECK(resolve_precedence(t2, two_peers.rules, two_peers.w).roots.size() == 2);
+}
+
 TEST_CASE("an application fault claims a weak link error as its symptom, never a weak GPU fault") {
   Builder b;
   b.add("t.app-exception", "node1", kT0 + 10 * kMin, 3);

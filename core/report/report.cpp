@@ -189,6 +189,8 @@ struct ReportBuilder {
       rc.detail = "a weak cause: it is the root cause only because nothing stronger was found";
     }
     if (host != f.host) rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is the peer its symptoms name";
+    // The peer's, not the reporter's: the reporting process's GPU, rank and pid are not the peer's.
+    if (host != f.host && !f.host.empty()) rc.pci.clear(), rc.gpu = -1, rc.rank = -1, rc.pid = -1;
     if (f.unlisted)
       rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is not one of the job's nodes (kept: the node "
                                                                  "list may be incomplete)";
