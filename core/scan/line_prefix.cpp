@@ -356,6 +356,28 @@ size_t skip_blanks(std::string_view s, size_t i) {
   return i;
 }
 
+// A log viewer's column before the line (only first on the line): docker compose's "trainer-1  | "
+// (the service's container, not the machine) and a code view's line number "  12 | ", skipped; and
+// kubectl logs --prefix's "[pod/<pod>/<container>] ", whose pod is the host a container's NCCL names.
+Next viewer_column(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  if (r.substr(0, 5) == "[pod/") {
+    size_t slash = r.find('/', 5), close = r.find("] ");
+    if (slash == std::string_view::npos || close == std::string_view::npos || slash > close || close > 160) return std::nullopt;
+    std::string_view pod = r.substr(5, slash - 5);
+    if (!std::all_of(pod.begin(), pod.end(), host_char) || pod.empty()) return std::nullopt;
+    p.host = pod;
+    return i + close + 2;
+  }
+  size_t k = skip_blanks(r, 0);
+  size_t b = k;
+  while (k < r.size() && k - b <= 64 && host_char(r[k])) ++k;
+  if (k == b || k >= r.size() || r[k] != ' ') return std::nullopt;
+  k = skip_blanks(r, k);
+  if (k + 1 >= r.size() || r[k] != '|' || r[k + 1] != ' ') return std::nullopt;
+  return skip_blanks(s, i + k + 2);
+}
+
 // srun --label "  3: " (only first on the line).
 Next srun_task(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view r = s.substr(i);
@@ -526,8 +548,15 @@ LinePrefix parse_prefix_at(std::string_view s) {
     return p;
   }
   size_t i = 0;
+  bool first = true;  // srun's label is the line's first prefix, or the first after a viewer's column
   for (int guard = 0; guard < 8 && i < s.size(); ++guard) {
-    Next next = guard == 0 ? srun_task(s, i, p) : std::nullopt;
+    Next next = guard == 0 ? viewer_column(s, i, p) : std::nullopt;
+    if (next) {
+      i = *next;
+      continue;
+    }
+    if (first) next = srun_task(s, i, p);
+    first = false;
     if (!next) next = torchrun_label(s, i, p);
     if (!next) next = label(s, i, p);
     if (!next) next = ray_label(s, i, p);

@@ -208,6 +208,25 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("2024-08-09T13:32:51Z node7 kernel: NVRM: Xid 79").host == "node7");
 }
 
+TEST_CASE("a log viewer's column before the line: docker compose, a code view, kubectl logs --prefix") {
+  auto c = parse_line_prefix("trainer-1  | gpu-node-61:1234:1290 [3] NCCL WARN NET/IB : Got completion from peer");
+  CHECK(c.host == "gpu-node-61");
+  CHECK(c.pid == 1234);
+  CHECK(parse_line_prefix("worker-2  | [rank5]: RuntimeError: CUDA error").rank == 5);
+  CHECK(parse_line_prefix("worker-2  | [rank5]: RuntimeError: CUDA error").host.empty());  // a container, not a machine
+  CHECK(parse_line_prefix("  12 | gpu-node-66:1234:1290 [3] NCCL WARN x").host == "gpu-node-66");
+  auto l = parse_line_prefix("  12 | 3: node05:1234:1240 [3] NCCL INFO x");
+  CHECK(l.task == 3);
+  CHECK(l.host == "node05");
+  auto k = parse_line_prefix("[pod/trainer-worker-3/pytorch] [rank5]: RuntimeError: CUDA error");
+  CHECK(k.host == "trainer-worker-3");
+  CHECK(k.rank == 5);
+  CHECK(parse_line_prefix("[pod/trainer-worker-3/pytorch] node7:1:2 [0] NCCL WARN x").host == "node7");
+  // Not a viewer's column: a table's first cell, a word and a number.
+  CHECK(parse_line_prefix("| gpu-node-65 | Xid 79 |").host.empty());
+  CHECK(parse_line_prefix("epoch 3 | loss 0.5").message_offset == 0);
+}
+
 TEST_CASE("redacted, dotted and IP hosts in the NCCL prefix") {
   auto r = parse_line_prefix("::16674:17023 [0] graph/search.cc:703 NCCL WARN XML Import Channel : dev 1 not found.");
   CHECK(r.host.empty());
