@@ -85,14 +85,20 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   };
   while (!w.empty() && (peel(true) || peel(false))) {
   }
-  // "node-21", "host-3", "compute-0-12": a machine word and its numbers is a machine's name.
-  bool machine_numbered = w.size() >= 2 && (w[0] == "node" || w[0] == "host" || w[0] == "compute") &&
-                          std::all_of(w.begin() + 1, w.end(), numeric);
+  // "node-21", "host-3", "compute-0-12", "gpu-node-5": machine words and numbers after them name a machine
+  // (not "gpu-3", a GPU's index).
+  auto machine_word = [](const std::string& x) {
+    return x == "node" || x == "host" || x == "compute" || x == "gpu" || x == "server" || x == "worker";
+  };
+  size_t words = 0;
+  while (words < w.size() && machine_word(w[words])) ++words;
+  std::string joined;
+  for (const auto& x : w) joined += (joined.empty() ? "" : "-") + x;
+  bool machine_numbered = words >= 1 && words < w.size() && std::all_of(w.begin() + words, w.end(), numeric) &&
+                          !gpu_index_word(joined);
   bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
   if (w.empty() || (all_common && !machine_numbered)) return "";
-  std::string out;
-  for (const auto& x : w) out += (out.empty() ? "" : "-") + x;
-  return out;
+  return joined;
 }
 
 }  // namespace

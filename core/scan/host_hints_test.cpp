@@ -69,6 +69,10 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/dmesg-gpu042.txt", none) == "gpu042");
   CHECK(host_from_file_name("x/gpu01.log", none) == "gpu01");
   CHECK(host_from_file_name("x/gpu3.log", none).empty());
+  CHECK(host_from_file_name("x/dmesg-gpu-node-5.txt", none) == "gpu-node-5");
+  CHECK(host_from_file_name("x/worker-3.log", none) == "worker-3");
+  CHECK(host_from_file_name("x/gpu-3.log", none).empty());
+  CHECK(host_from_file_name("x/gpu-node.log", none).empty());
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
