@@ -101,6 +101,26 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   return joined;
 }
 
+// An IPv4 address or a fully qualified name among the '_'/' ' separated parts of a file name, if
+// exactly one part is one: the address, or the name's first label.
+std::string address_in_name(const std::string& lower) {
+  static const std::set<std::string, std::less<>> kSuffixes = {"internal", "local", "localdomain", "lan", "com",
+                                                                "net", "org", "edu", "gov", "cluster", "io", "ai"};
+  std::vector<std::string> found;
+  for (const std::string& part : split(lower, "_ ")) {
+    std::vector<std::string> labels = split(part, ".");
+    if (labels.size() < 3 || labels.size() != static_cast<size_t>(std::count(part.begin(), part.end(), '.')) + 1) continue;
+    bool ipv4 = labels.size() == 4 && std::all_of(labels.begin(), labels.end(), [](const std::string& x) {
+                  return numeric(x) && x.size() <= 3 && std::stoi(x) <= 255;
+                });
+    if (ipv4) found.push_back(part);
+    else if (kSuffixes.count(labels.back()) && lower_host(labels.front()) && !common_word(labels.front()) &&
+             !numeric(labels.front()))
+      found.push_back(labels.front());
+  }
+  return found.size() == 1 ? found.front() : "";
+}
+
 }  // namespace
 
 // The machine a pasted command ran on when it is not the prompt's: "ssh [opts] [user@]host cmd",
@@ -205,8 +225,11 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
     }
     return "";
   }
-  // Without a node list: the parts between '_' and '.', each with log kinds peeled off; a date or a
-  // counter part says nothing. One candidate left, with a digit or beside a log kind, is the host.
+  // Without a node list, an address or a domain name is a machine whole: "10.0.0.5",
+  // "dmesg_ip-10-0-0-5.ec2.internal" (its first label).
+  if (std::string a = address_in_name(lower); !a.empty()) return a;
+  // Else the parts between '_' and '.', each with log kinds peeled off; a date or a counter part says
+  // nothing. One candidate left, with a digit or beside a log kind, is the host.
   std::vector<std::string> kept;
   bool peeled = false;
   for (const std::string& part : split(lower, "_. ")) {

@@ -73,6 +73,13 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/worker-3.log", none) == "worker-3");
   CHECK(host_from_file_name("x/gpu-3.log", none).empty());
   CHECK(host_from_file_name("x/gpu-node.log", none).empty());
+  // An address or a domain name is a machine whole.
+  CHECK(host_from_file_name("x/10.0.0.5.log", none) == "10.0.0.5");
+  CHECK(host_from_file_name("x/dmesg_10.0.0.5.txt", none) == "10.0.0.5");
+  CHECK(host_from_file_name("x/ip-10-0-0-5.ec2.internal.log", none) == "ip-10-0-0-5");
+  CHECK(host_from_file_name("x/gpu7.cluster.local.log", none) == "gpu7");
+  CHECK(host_from_file_name("x/torch-2.1.0.1.log", none).empty());
+  CHECK(host_from_file_name("x/10.0.0.5_to_10.0.0.6.log", none).empty());  // two: no guess
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
