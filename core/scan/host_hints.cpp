@@ -21,6 +21,15 @@ bool lower_host(std::string_view w) {
   });
 }
 
+// A machine's name where only a machine can stand (a prompt's user@host, ssh's target): any case, as
+// gethostname gives it ("HGX-H100-11").
+bool any_case_host(std::string_view w) {
+  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
 // The kind of a per-machine log, as file names carry it next to the machine's name.
 bool kind_word(std::string_view w) {
   static const std::set<std::string, std::less<>> words = {
@@ -135,7 +144,7 @@ std::optional<std::string_view> remote_host(std::string_view command) {
   }
   auto host = [](std::string_view h) -> std::optional<std::string_view> {
     h = h.substr(h.find('@') == std::string_view::npos ? 0 : h.find('@') + 1);
-    if (lower_host(h) && h.find_first_of("[,") == std::string_view::npos) return h;
+    if (any_case_host(h) && h.find_first_of("[,") == std::string_view::npos) return h;
     return std::nullopt;
   };
   if (tok.empty()) return std::nullopt;
@@ -164,10 +173,10 @@ std::optional<std::string_view> remote_host(std::string_view command) {
 }
 
 std::optional<std::string_view> section_host(std::string_view line) {
-  static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([a-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?(.*))");
-  static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([a-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?(.*))");
-  static const RE2 suse(R"(^([a-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] (.*))");
-  static const RE2 zsh(R"(^(?:\([^)]*\) )?[\w.-]+@([a-z0-9][\w.-]*) [^\s$#%]+ [$#%] (.*))");  // zsh: "user@host ~ % cmd"
+  static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([A-Za-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?(.*))");
+  static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([A-Za-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?(.*))");
+  static const RE2 suse(R"(^([A-Za-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] (.*))");
+  static const RE2 zsh(R"(^(?:\([^)]*\) )?[\w.-]+@([A-Za-z0-9][\w.-]*) [^\s$#%]+ [$#%] (.*))");  // zsh: "user@host ~ % cmd"
   static const RE2 k8s_node(R"(^Node:\s+([a-z0-9][\w.-]*)(?:/[0-9a-f.:]+)?\s*$)");
   // Each pattern needs bytes most log lines lack, in the line's first word: checked first, so the
   // regexes run on few lines (the scan asks this of every line above a finding without a host).
@@ -185,7 +194,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
   re2::StringPiece host, rest;
   re2::StringPiece in(line.data(), line.size());
   for (const RE2* re : candidates)
-    if (re && RE2::PartialMatch(in, *re, &host, &rest) && lower_host(std::string_view(host.data(), host.size()))) {
+    if (re && RE2::PartialMatch(in, *re, &host, &rest) && any_case_host(std::string_view(host.data(), host.size()))) {
       if (auto h = remote_host(std::string_view(rest.data(), rest.size()))) return h;
       return std::string_view(host.data(), host.size());
     }
@@ -227,7 +236,13 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   }
   // Without a node list, an address or a domain name is a machine whole: "10.0.0.5",
   // "dmesg_ip-10-0-0-5.ec2.internal" (its first label).
-  if (std::string a = address_in_name(lower); !a.empty()) return a;
+  // Names are matched in lower case and returned as the file spells them, as the machine's own
+  // lines do ("dmesg-HGX-H100-15.txt" and NCCL's "HGX-H100-15:" are one machine).
+  auto as_spelled = [&](const std::string& h) {
+    size_t at = lower.find(h);
+    return at == std::string::npos ? h : name.substr(at, h.size());
+  };
+  if (std::string a = address_in_name(lower); !a.empty()) return as_spelled(a);
   // Else the parts between '_' and '.', each with log kinds peeled off; a date or a counter part says
   // nothing. One candidate left, with a digit or beside a log kind, is the host.
   std::vector<std::string> kept;
@@ -243,7 +258,7 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   // Two letters and no digit is a library's or a tool's prefix ("fi_log_debug": libfabric's FI_LOG),
   // not a machine.
   if (!has_alpha || h.size() < (has_digit ? 2 : 3) || !lower_host(h) || !(has_digit || peeled)) return "";
-  return h;
+  return as_spelled(h);
 }
 
 namespace {

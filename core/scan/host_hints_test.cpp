@@ -23,6 +23,8 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("(base) [ops@dgx-03 ~]$ nvidia-smi -q") == "dgx-03");
   // A command run on another machine from the prompt: its output is that machine's.
   CHECK(section_host("[me@login1 energy]$ ssh gpu-2-5 nvidia-smi") == "gpu-2-5");
+  CHECK(section_host("root@HGX-H100-14:~# dmesg | grep Xid") == "HGX-H100-14");
+  CHECK(section_host("$ ssh DGX-A100-03 nvidia-smi") == "DGX-A100-03");
   CHECK(section_host("me@login1:~$ ssh -t -p 2222 admin@gpu-53 sudo dmesg") == "gpu-53");
   CHECK(section_host("$ ssh -o StrictHostKeyChecking=no node7 'dmesg | grep Xid'") == "node7");
   CHECK(section_host("[me@login1 ~]$ srun -N1 -w gpu-54 nvidia-smi -q") == "gpu-54");
@@ -75,6 +77,7 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/gpu-node.log", none).empty());
   // An address or a domain name is a machine whole.
   CHECK(host_from_file_name("x/10.0.0.5.log", none) == "10.0.0.5");
+  CHECK(host_from_file_name("x/dmesg-HGX-H100-15.txt", none) == "HGX-H100-15");  // as the machine spells itself
   CHECK(host_from_file_name("x/dmesg_10.0.0.5.txt", none) == "10.0.0.5");
   CHECK(host_from_file_name("x/ip-10-0-0-5.ec2.internal.log", none) == "ip-10-0-0-5");
   CHECK(host_from_file_name("x/gpu7.cluster.local.log", none) == "gpu7");

@@ -219,7 +219,11 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
     return a + 2;
   }
   // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
-  if (!host_like(w) || std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) return i;
+  // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
+  // ("HGX-H100-13: kernel: ..."); exception and logger names carry neither.
+  const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
+  if (!host_like(w) || (upper && !machine_shape)) return i;
   static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
                                                   "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
   for (std::string_view m : kModules)

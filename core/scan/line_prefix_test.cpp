@@ -186,6 +186,11 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("gpu-049: [Tue Mar  3 10:00:01 2026] NVRM: Xid 79").host == "gpu-049");
   CHECK(parse_line_prefix("gpu17: kernel: err: [12345.678]: NVRM: Xid 79").host == "gpu17");
   CHECK(parse_line_prefix("gpu01: kernel: NVRM: Xid 79").host == "gpu01");
+  // Upper case as gethostname gives it: with a digit and a hyphen, a machine; else a name of code.
+  CHECK(parse_line_prefix("HGX-H100-13: kernel: NVRM: Xid 79").host == "HGX-H100-13");
+  CHECK(parse_line_prefix("RuntimeError: NCCL error").host.empty());
+  CHECK(parse_line_prefix("GPU-3: 100% util").host.empty());
+  CHECK(parse_line_prefix("CUDA12: error").host.empty());
   CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").task == 12);
   CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
         "gpu20-15");
