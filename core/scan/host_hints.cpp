@@ -225,9 +225,11 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   if (!nodes.empty()) {
     // A node as a separate token: "dmesg-node12", "node12_2025-03-14", "node12".
     for (const auto& n : nodes) {
-      for (size_t at = lower.find(n); at != std::string::npos; at = lower.find(n, at + 1)) {
+      std::string ln = n;  // the node list may spell it in upper case, as its machines do
+      std::transform(ln.begin(), ln.end(), ln.begin(), [](unsigned char c) { return std::tolower(c); });
+      for (size_t at = lower.find(ln); at != std::string::npos; at = lower.find(ln, at + 1)) {
         bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
-        size_t end = at + n.size();
+        size_t end = at + ln.size();
         bool right = end == lower.size() || !std::isalnum(static_cast<unsigned char>(lower[end]));
         if (left && right) return n;
       }

@@ -90,6 +90,7 @@ TEST_CASE("hosts from file names in a flat directory") {
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
   std::set<std::string> nodes{"node03", "node12"};
   CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");
+  CHECK(host_from_file_name("x/dmesg-HGX-H100-11.txt", {"HGX-H100-11", "HGX-H100-12"}) == "HGX-H100-11");
   CHECK(host_from_file_name("x/node033.log", nodes).empty());
   CHECK(host_from_file_name("x/train.log", nodes).empty());
 }
