@@ -86,6 +86,21 @@ bool is_level_word(std::string_view w) {
   return false;
 }
 
+// A paste's stand-in for a machine it hid: "xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname".
+// No machine: a finding under it has an unknown host (and may take its peer's), not a made-up one.
+bool redacted_host(std::string_view w) {
+  std::string lower(w);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower == "hostname" || lower == "host" || lower == "your-host" || lower == "yourhost" || lower == "myhost")
+    return true;
+  if (std::any_of(lower.begin(), lower.end(), is_digit)) return false;
+  size_t dash = lower.find_last_of("-_.");
+  std::string_view last = std::string_view(lower).substr(dash == std::string::npos ? 0 : dash + 1);
+  size_t xs = static_cast<size_t>(std::count(lower.begin(), lower.end(), 'x'));
+  bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), [](char c) { return c == 'x'; });
+  return all_x && (dash != std::string::npos || xs >= 2);
+}
+
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   size_t a = i;
@@ -112,7 +127,7 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   if (is_level_word(word) || word.size() > kMaxHostName) return i;
   size_t e = tag_end(a + 1);
   if (!e) return i;
-  p.host = word;
+  if (!redacted_host(word)) p.host = word;
   return e;
 }
 
@@ -147,7 +162,7 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
     return false;
   }
   std::string_view host = s.substr(i, a - i);
-  p.host = host == ":" || placeholder ? std::string_view() : host;
+  p.host = host == ":" || placeholder || redacted_host(host) ? std::string_view() : host;
   p.pid = pid;
   i = b;
   return true;
@@ -224,6 +239,7 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
   const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
   if (!host_like(w) || (upper && !machine_shape)) return i;
+  if (redacted_host(w)) return a + 2;  // a label that hides the machine: read past it, name none
   static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
                                                   "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
   for (std::string_view m : kModules)

@@ -213,6 +213,22 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("2024-08-09T13:32:51Z node7 kernel: NVRM: Xid 79").host == "node7");
 }
 
+TEST_CASE("a paste's stand-in for a hidden machine names none") {
+  for (const char* h : {"xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname", "host"}) {
+    auto p = parse_line_prefix(std::string(h) + ":1234:1290 [3] NCCL WARN NET/IB : Got async event : port error");
+    CHECK(p.host.empty());
+    CHECK(p.pid == 1234);
+    CHECK(p.gpu == 3);
+  }
+  CHECK(parse_line_prefix("Mar  3 10:00:01 xxxx kernel: NVRM: Xid 79").host.empty());
+  CHECK(parse_line_prefix("node-xx: kernel: NVRM: Xid 79").host.empty());
+  CHECK(parse_line_prefix("node-xx: kernel: NVRM: Xid 79").message_offset == 9);
+  // Real names with an x in them stay.
+  CHECK(parse_line_prefix("xgpu-3:1:2 [0] NCCL WARN x").host == "xgpu-3");
+  CHECK(parse_line_prefix("box12:1:2 [0] NCCL WARN x").host == "box12");
+  CHECK(parse_line_prefix("nx-1:1:2 [0] NCCL WARN x").host == "nx-1");
+}
+
 TEST_CASE("a log viewer's column before the line: docker compose, a code view, kubectl logs --prefix") {
   auto c = parse_line_prefix("trainer-1  | gpu-node-61:1234:1290 [3] NCCL WARN NET/IB : Got completion from peer");
   CHECK(c.host == "gpu-node-61");
