@@ -479,6 +479,12 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       // `kubectl logs --timestamps` before a Go program's glog header ("I0809 13:32:51.873541"):
       // the level and date are no host; the header is read next as a stamp of its own.
       if (CivilTime g; glog(s, j, g)) return j;
+      // The container runtime's log file (CRI, /var/log/pods): "<time> stderr F <line>" (F a full
+      // line, P part of one); the line's own prefix follows.
+      std::string_view rest = s.substr(j);
+      if ((starts(rest, "stdout ") || starts(rest, "stderr ")) && rest.size() > 9 && (rest[7] == 'F' || rest[7] == 'P') &&
+          rest[8] == ' ')
+        return skip_blanks(s, j + 9);
       return skip_blanks(s, syslog_host_tag(s, j, p));
     }
   }
@@ -557,6 +563,8 @@ bool glog_stamp(std::string_view r, LinePrefix& p) {
   return false;
 }
 
+void structured_record(std::string_view s, LinePrefix& p);
+
 LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
   if (!s.empty() && s[0] == '{') {  // journald JSON record
@@ -565,6 +573,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
     int64_t us;
     if (!rt.empty() && number(rt, k, &us) && k == rt.size()) p.epoch = us;
     p.host = json_string_field(s, "\"_HOSTNAME\"");
+    if (!p.epoch && p.host.empty()) structured_record(s, p);
     return p;
   }
   size_t i = 0;
@@ -592,6 +601,49 @@ LinePrefix parse_prefix_at(std::string_view s) {
   }
   p.message_offset = i;
   return p;
+}
+
+// A string field of a one-line JSON record ("key": "value"), or nothing when the key is absent or
+// its value is not a string. The value as written (escapes kept), up to its closing quote.
+std::optional<std::string_view> json_field(std::string_view s, std::string_view key) {
+  for (size_t k = s.find(key); k != std::string_view::npos; k = s.find(key, k + 1)) {
+    if (k == 0 || s[k - 1] != '"' || k + key.size() >= s.size() || s[k + key.size()] != '"') continue;
+    size_t j = skip_blanks(s, k + key.size() + 1);
+    if (j >= s.size() || s[j] != ':') continue;
+    j = skip_blanks(s, j + 1);
+    if (j >= s.size() || s[j] != '"') return std::nullopt;
+    size_t e = j + 1;
+    while (e < s.size() && s[e] != '"') e += s[e] == '\\' ? 2 : 1;
+    return s.substr(j + 1, std::min(e, s.size()) - j - 1);
+  }
+  return std::nullopt;
+}
+
+// A structured log record on one line: docker's json-file ({"log": ..., "time": ...}), a log
+// shipper's or a program's JSON ({"hostname": ..., "timestamp": ..., "message": ...}). The machine and
+// time are its fields, else what the message's own prefix says (an NCCL "host:pid:tid" inside "log").
+void structured_record(std::string_view s, LinePrefix& p) {
+  for (std::string_view key : {"hostname", "host", "nodename", "node_name", "node"})
+    if (auto h = json_field(s, key); h && host_like(*h)) {
+      p.host = *h;
+      break;
+    }
+  for (std::string_view key : {"time", "timestamp", "@timestamp", "ts"})
+    if (auto t = json_field(s, key)) {
+      size_t used = 0;
+      if (auto iso = parse_iso8601(*t, &used)) saw(p, *iso);
+      break;
+    }
+  for (std::string_view key : {"log", "message", "msg", "MESSAGE"})
+    if (auto m = json_field(s, key); m && !m->empty() && m->front() != '{') {
+      LinePrefix q = parse_prefix_at(*m);
+      if (p.host.empty()) p.host = q.host;
+      if (!p.civil && !p.epoch) p.civil = q.civil, p.epoch = q.epoch, p.mono = q.mono;
+      if (p.pid < 0) p.pid = q.pid;
+      if (p.gpu < 0) p.gpu = q.gpu;
+      if (p.rank < 0) p.rank = q.rank;
+      break;
+    }
 }
 
 bool says_something(const LinePrefix& p) { return p.civil || p.epoch || p.mono || !p.host.empty() || p.pid >= 0; }

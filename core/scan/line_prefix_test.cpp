@@ -213,6 +213,27 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("2024-08-09T13:32:51Z node7 kernel: NVRM: Xid 79").host == "node7");
 }
 
+TEST_CASE("container runtime and structured records: CRI files, docker json-file, JSON log lines") {
+  auto c = parse_line_prefix("2024-01-01T10:00:00.123456789Z stderr F gpu-node-91:1234:1290 [3] NCCL WARN x");
+  CHECK(c.host == "gpu-node-91");
+  CHECK(c.civil);
+  CHECK(c.pid == 1234);
+  CHECK(parse_line_prefix("2024-01-01T10:00:00.1Z stdout P [rank3]: RuntimeError: x").rank == 3);
+  auto d = parse_line_prefix(R"({"log":"gpu-node-92:1234:1290 [3] NCCL WARN x\n","stream":"stderr","time":"2024-01-01T10:00:00.123456789Z"})");
+  CHECK(d.host == "gpu-node-92");
+  REQUIRE(d.civil);
+  CHECK(d.civil->hour == 10);
+  CHECK(d.gpu == 3);
+  auto j = parse_line_prefix(R"({"timestamp": "2024-01-01T10:00:00Z", "level": "ERROR", "hostname": "gpu-node-93", "message": "Xid 79"})");
+  CHECK(j.host == "gpu-node-93");
+  CHECK(j.civil);
+  // A field that is not a string, or not a machine's name, names nothing.
+  CHECK(parse_line_prefix(R"({"host": 12, "message": "Xid 79"})").host.empty());
+  CHECK(parse_line_prefix(R"({"host": "Some Thing", "message": "Xid 79"})").host.empty());
+  // journald's own record keeps its fields.
+  CHECK(parse_line_prefix(R"({"__REALTIME_TIMESTAMP":"1700000000000000","_HOSTNAME":"n1","MESSAGE":"x"})").host == "n1");
+}
+
 TEST_CASE("a paste's stand-in for a hidden machine names none") {
   for (const char* h : {"xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname", "host"}) {
     auto p = parse_line_prefix(std::string(h) + ":1234:1290 [3] NCCL WARN NET/IB : Got async event : port error");
