@@ -130,8 +130,6 @@ std::string address_in_name(const std::string& lower) {
   return found.size() == 1 ? found.front() : "";
 }
 
-}  // namespace
-
 // The machine a pasted command ran on when it is not the prompt's: "ssh [opts] [user@]host cmd",
 // "srun -w host cmd" / "--nodelist=host", "kubectl debug node/host" (the output below is that host's).
 std::optional<std::string_view> remote_host(std::string_view command) {
@@ -171,6 +169,8 @@ std::optional<std::string_view> remote_host(std::string_view command) {
     return host(tok[2].substr(5));
   return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<std::string_view> section_host(std::string_view line) {
   static const RE2 prompt(R"(^(?:\([^)]*\) )?(?:[\w.-]+@)([A-Za-z0-9][\w.-]*):[^\s$#]*\s?[$#] ?(.*))");

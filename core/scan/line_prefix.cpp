@@ -277,14 +277,24 @@ bool glog(std::string_view s, size_t i, CivilTime& t) {
   return clock(s, j, t) && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
 }
 
-std::string_view json_string_field(std::string_view s, std::string_view key) {
-  size_t k = s.find(key);
-  if (k == std::string_view::npos) return {};
-  size_t q = s.find('"', k + key.size() + 1);  // skip closing quote of key, find value quote
-  if (q == std::string_view::npos) return {};
-  size_t e = s.find('"', q + 1);
-  if (e == std::string_view::npos) return {};
-  return s.substr(q + 1, e - q - 1);
+// A string field of a one-line JSON record ("key": "value"), or nothing when the key is absent or
+// its value is not a string. The value as written (escapes kept), up to its closing quote.
+std::optional<std::string_view> json_field(std::string_view s, std::string_view key) {
+  auto blanks = [&](size_t j) {
+    while (j < s.size() && s[j] == ' ') ++j;
+    return j;
+  };
+  for (size_t k = s.find(key); k != std::string_view::npos; k = s.find(key, k + 1)) {
+    if (k == 0 || s[k - 1] != '"' || k + key.size() >= s.size() || s[k + key.size()] != '"') continue;
+    size_t j = blanks(k + key.size() + 1);
+    if (j >= s.size() || s[j] != ':') continue;
+    j = blanks(j + 1);
+    if (j >= s.size() || s[j] != '"') return std::nullopt;
+    size_t e = j + 1;
+    while (e < s.size() && s[e] != '"') e += s[e] == '\\' ? 2 : 1;
+    return s.substr(j + 1, std::min(e, s.size()) - j - 1);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -568,11 +578,11 @@ void structured_record(std::string_view s, LinePrefix& p);
 LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
   if (!s.empty() && s[0] == '{') {  // journald JSON record
-    std::string_view rt = json_string_field(s, "\"__REALTIME_TIMESTAMP\"");
+    std::string_view rt = json_field(s, "__REALTIME_TIMESTAMP").value_or(std::string_view());
     size_t k = 0;
     int64_t us;
     if (!rt.empty() && number(rt, k, &us) && k == rt.size()) p.epoch = us;
-    p.host = json_string_field(s, "\"_HOSTNAME\"");
+    p.host = json_field(s, "_HOSTNAME").value_or(std::string_view());
     if (!p.epoch && p.host.empty()) structured_record(s, p);
     return p;
   }
@@ -601,22 +611,6 @@ LinePrefix parse_prefix_at(std::string_view s) {
   }
   p.message_offset = i;
   return p;
-}
-
-// A string field of a one-line JSON record ("key": "value"), or nothing when the key is absent or
-// its value is not a string. The value as written (escapes kept), up to its closing quote.
-std::optional<std::string_view> json_field(std::string_view s, std::string_view key) {
-  for (size_t k = s.find(key); k != std::string_view::npos; k = s.find(key, k + 1)) {
-    if (k == 0 || s[k - 1] != '"' || k + key.size() >= s.size() || s[k + key.size()] != '"') continue;
-    size_t j = skip_blanks(s, k + key.size() + 1);
-    if (j >= s.size() || s[j] != ':') continue;
-    j = skip_blanks(s, j + 1);
-    if (j >= s.size() || s[j] != '"') return std::nullopt;
-    size_t e = j + 1;
-    while (e < s.size() && s[e] != '"') e += s[e] == '\\' ? 2 : 1;
-    return s.substr(j + 1, std::min(e, s.size()) - j - 1);
-  }
-  return std::nullopt;
 }
 
 // A structured log record on one line: docker's json-file ({"log": ..., "time": ...}), a log
