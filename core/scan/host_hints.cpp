@@ -170,6 +170,22 @@ std::optional<std::string_view> remote_host(std::string_view command) {
   return std::nullopt;
 }
 
+// head/tail's header before each file they print: "==> logs/node17/dmesg.log <==". The machine its
+// path names (the file's name, else a directory's), as a file of --logs would.
+std::optional<std::string_view> header_host(std::string_view line) {
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  if (line.size() < 9 || line.substr(line.size() - 4) != " <==") return std::nullopt;
+  std::string_view path = line.substr(4, line.size() - 8);
+  std::filesystem::path p{std::string(path)};
+  for (auto it = p.end(); it != p.begin();) {
+    --it;
+    std::string h = host_from_file_name(it->string(), {});
+    if (h.empty()) continue;
+    if (size_t at = line.find(h); at != std::string_view::npos) return line.substr(at, h.size());
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string_view> section_host(std::string_view line) {
@@ -200,6 +216,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
     }
   if (line.substr(0, 5) == "Node:" && RE2::PartialMatch(in, k8s_node, &host) && lower_host(std::string_view(host.data(), host.size())))
     return std::string_view(host.data(), host.size());
+  if (line.substr(0, 4) == "==> ") return header_host(line);
   return std::nullopt;
 }
 
@@ -270,7 +287,7 @@ constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its ho
 // A section line of a file: section_host, for lines that start with a prompt's characters.
 std::optional<std::string_view> opens_section(std::string_view l) {
   char c = l.empty() ? '\0' : l[0];
-  if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#')
+  if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#' || c == '=')
     return section_host(l);
   return std::nullopt;
 }
@@ -278,8 +295,8 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 }  // namespace
 
 // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
-// " debug node/", "Node:") and start with a prompt's characters are parsed: the rest are skipped by
-// byte search.
+// " debug node/", "Node:", head/tail's "==> ") and start with a prompt's characters are parsed: the
+// rest are skipped by byte search.
 template <class Visit>
 void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
   for (size_t pos = from; pos < limit && pos < buf_.size();) {
@@ -312,7 +329,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/"});
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/", "==> "});
   auto refresh = [&](size_t& next, auto&& find) {
     // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
     if (next < from || next == kUnsearched) next = find();

@@ -24,6 +24,11 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   // A command run on another machine from the prompt: its output is that machine's.
   CHECK(section_host("[me@login1 energy]$ ssh gpu-2-5 nvidia-smi") == "gpu-2-5");
   CHECK(section_host("root@HGX-H100-14:~# dmesg | grep Xid") == "HGX-H100-14");
+  // head/tail's header before each file: the machine its path names.
+  CHECK(section_host("==> logs/node17/dmesg.log <==") == "node17");
+  CHECK(section_host("==> dmesg-gpu-node-5.txt <==") == "gpu-node-5");
+  CHECK_FALSE(section_host("==> train.log <=="));
+  CHECK_FALSE(section_host("==> not a header"));
   CHECK(section_host("$ ssh DGX-A100-03 nvidia-smi") == "DGX-A100-03");
   CHECK(section_host("me@login1:~$ ssh -t -p 2222 admin@gpu-53 sudo dmesg") == "gpu-53");
   CHECK(section_host("$ ssh -o StrictHostKeyChecking=no node7 'dmesg | grep Xid'") == "node7");
