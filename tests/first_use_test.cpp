@@ -255,3 +255,37 @@ TEST_CASE("first use: one exit-status table: --help, README and docs/reliability
     CHECK(reliability.find("| " + code + " | " + what + " |") != std::string::npos);
   }
 }
+
+// Each paste shape puts its fault on the machine it names, through the whole diagnosis: one fault
+// per case (an Xid 79, or an IB port error in a pod's log file), alone in its directory, and the root
+// cause's host is checked.
+TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[golden]") {
+  const std::string xid = "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.";
+  struct Case {
+    const char* file;
+    std::string text;
+    const char* host;
+  };
+  const Case cases[] = {
+      {"pasted.log", "[me@login1 ~]$ ssh gpu-2-5 sudo dmesg\n[12345.678] " + xid + "\n", "gpu-2-5"},
+      {"pasted.log", "root@HGX-H100-14:~# dmesg | grep Xid\n[12345.678] " + xid + "\n", "HGX-H100-14"},
+      {"pasted.log", "==> logs/gpu-node-44/kern.log <==\n[12345.678] " + xid + "\n", "gpu-node-44"},
+      {"pasted.log", "gpu-049: [Tue Mar  3 10:00:01 2026] " + xid + "\n", "gpu-049"},
+      {"0.log", "2024-01-01T10:00:00.123456789Z stderr F gpu-node-91:1234:1290 [3] NCCL WARN NET/IB : Got async event : port error\n",
+       "gpu-node-91"},
+      {"pasted.log", "{\"hostname\": \"gpu-node-93\", \"message\": \"" + xid + "\"}\n", "gpu-node-93"},
+      {"dmesg-gpu-node-5.txt", "[12345.678] " + xid + "\n", "gpu-node-5"},
+      {"10.0.0.5.log", "[12345.678] " + xid + "\n", "10.0.0.5"},
+  };
+  simdjson::dom::parser p;
+  for (const Case& c : cases) {
+    test::TempDir d;
+    d.file(std::string("logs/") + c.file, c.text);
+    auto r = run_cli("diagnose --logs " + d.path() + "/logs --format json", false);
+    REQUIRE(r.exit_code == 0);
+    auto doc = test::parse_json(p, r.out);
+    INFO(c.text);
+    REQUIRE(doc["root_causes"].get_array().size() == 1);
+    CHECK(test::json_text(doc["root_causes"].at(0)["host"]) == c.host);
+  }
+}
