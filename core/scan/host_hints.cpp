@@ -217,6 +217,11 @@ std::optional<std::string_view> section_host(std::string_view line) {
   if (line.substr(0, 5) == "Node:" && RE2::PartialMatch(in, k8s_node, &host) && lower_host(std::string_view(host.data(), host.size())))
     return std::string_view(host.data(), host.size());
   if (line.substr(0, 4) == "==> ") return header_host(line);
+  // scontrol show node's block: "NodeName=gpu-7 Arch=..." heads the node's State= and Reason= lines.
+  if (line.substr(0, 9) == "NodeName=") {
+    std::string_view h = line.substr(9, line.find_first_of(" \t\r", 9) - 9);
+    if (any_case_host(h)) return h;
+  }
   return std::nullopt;
 }
 
@@ -295,8 +300,8 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 }  // namespace
 
 // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
-// " debug node/", "Node:", head/tail's "==> ") and start with a prompt's characters are parsed: the
-// rest are skipped by byte search.
+// " debug node/", "Node:", head/tail's "==> ", scontrol's "NodeName=") and start with a prompt's
+// characters are parsed: the rest are skipped by byte search.
 template <class Visit>
 void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
   for (size_t pos = from; pos < limit && pos < buf_.size();) {
@@ -329,7 +334,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/", "==> "});
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/", "==> ", "NodeName="});
   auto refresh = [&](size_t& next, auto&& find) {
     // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
     if (next < from || next == kUnsearched) next = find();
