@@ -217,9 +217,10 @@ std::optional<std::string_view> section_host(std::string_view line) {
   if (line.substr(0, 5) == "Node:" && RE2::PartialMatch(in, k8s_node, &host) && lower_host(std::string_view(host.data(), host.size())))
     return std::string_view(host.data(), host.size());
   if (line.substr(0, 4) == "==> ") return header_host(line);
-  // scontrol show node's block: "NodeName=gpu-7 Arch=..." heads the node's State= and Reason= lines.
-  if (line.substr(0, 9) == "NodeName=") {
-    std::string_view h = line.substr(9, line.find_first_of(" \t\r", 9) - 9);
+  // scontrol show node's block: "NodeName=gpu-7 Arch=..." heads the node's State= and Reason= lines
+  // (indented with them when the paste is).
+  if (std::string_view n = line.substr(std::min(line.size(), line.find_first_not_of(" \t"))); n.substr(0, 9) == "NodeName=") {
+    std::string_view h = n.substr(9, n.find_first_of(" \t\r", 9) - 9);
     if (any_case_host(h)) return h;
   }
   return std::nullopt;

@@ -32,7 +32,8 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   // scontrol show node: the block's first line names the node its State= and Reason= lines are about.
   CHECK(section_host("NodeName=gpu-7 Arch=x86_64 CoresPerSocket=32") == "gpu-7");
   CHECK(section_host("NodeName=gpu-7") == "gpu-7");
-  CHECK_FALSE(section_host("   NodeName=gpu-7 Arch=x86_64"));  // indented: a field, not the block's head
+  CHECK(section_host("    NodeName=node02 Arch=x86_64 CoresPerSocket=8") == "node02");  // a paste indents it too
+  CHECK_FALSE(section_host("NodeName=gpu[1-8] CPUs=64"));  // slurm.conf's node range: no one machine
   CHECK(section_host("$ ssh DGX-A100-03 nvidia-smi") == "DGX-A100-03");
   CHECK(section_host("me@login1:~$ ssh -t -p 2222 admin@gpu-53 sudo dmesg") == "gpu-53");
   CHECK(section_host("$ ssh -o StrictHostKeyChecking=no node7 'dmesg | grep Xid'") == "node7");
