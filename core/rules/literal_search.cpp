@@ -160,13 +160,14 @@ void LiteralSearch::choose_pairs(const std::vector<uint32_t>& short_ones, std::s
   const bool tuned = sample.size() >= 64;
   std::map<Key, int64_t> seen;  // positions of each pair in the sample
   if (tuned) {
-    std::vector<std::vector<const Key*>> id(kMaxPairDist + 1, std::vector<const Key*>(size_t{1} << 16, nullptr));
-    for (const auto& [k, v] : holders) id[k.dist][static_cast<unsigned char>(k.a) | static_cast<unsigned char>(k.b) << 8] = &k;
-    for (const auto& [k, v] : holders) seen[k] = 0;
+    // Each pair's counter by its bytes and distance: the sample's walk touches no map.
+    std::vector<std::vector<int64_t*>> counter(kMaxPairDist + 1, std::vector<int64_t*>(size_t{1} << 16, nullptr));
+    for (const auto& [k, v] : holders)
+      counter[k.dist][static_cast<unsigned char>(k.a) | static_cast<unsigned char>(k.b) << 8] = &seen[k];
     for (size_t d = 1; d <= kMaxPairDist; ++d)
       for (size_t i = 0; i + d < sample.size(); ++i)
-        if (const Key* k = id[d][static_cast<unsigned char>(sample[i]) | static_cast<unsigned char>(sample[i + d]) << 8])
-          ++seen[*k];
+        if (int64_t* n = counter[d][static_cast<unsigned char>(sample[i]) | static_cast<unsigned char>(sample[i + d]) << 8])
+          ++*n;
   }
   // A compare costs about as much as verifying one position in 160 bytes of input.
   auto cost = [&](const Key& k) {

@@ -13,14 +13,6 @@
 namespace attribution {
 namespace {
 
-bool lower_host(std::string_view w) {
-  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
-  return std::all_of(w.begin(), w.end(), [](char c) {
-    return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' ||
-           c == '_' || c == '.';
-  });
-}
-
 // A machine's name where only a machine can stand (a prompt's user@host, ssh's target): any case, as
 // gethostname gives it ("HGX-H100-11").
 bool any_case_host(std::string_view w) {
@@ -28,6 +20,10 @@ bool any_case_host(std::string_view w) {
   return std::all_of(w.begin(), w.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
+}
+
+bool lower_host(std::string_view w) {
+  return any_case_host(w) && std::none_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
 }
 
 // The kind of a per-machine log, as file names carry it next to the machine's name.

@@ -89,16 +89,17 @@ bool is_level_word(std::string_view w) {
 // A paste's stand-in for a machine it hid: "xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname".
 // No machine: a finding under it has an unknown host (and may take its peer's), not a made-up one.
 bool redacted_host(std::string_view w) {
-  std::string lower(w);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower == "hostname" || lower == "host" || lower == "your-host" || lower == "yourhost" || lower == "myhost")
-    return true;
-  if (std::any_of(lower.begin(), lower.end(), is_digit)) return false;
-  size_t dash = lower.find_last_of("-_.");
-  std::string_view last = std::string_view(lower).substr(dash == std::string::npos ? 0 : dash + 1);
-  size_t xs = static_cast<size_t>(std::count(lower.begin(), lower.end(), 'x'));
-  bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), [](char c) { return c == 'x'; });
-  return all_x && (dash != std::string::npos || xs >= 2);
+  auto is_x = [](char c) { return c == 'x' || c == 'X'; };
+  auto equals = [&](std::string_view word) {  // case-insensitive
+    return w.size() == word.size() &&
+           std::equal(w.begin(), w.end(), word.begin(), [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  };
+  if (equals("hostname") || equals("host") || equals("your-host") || equals("yourhost") || equals("myhost")) return true;
+  if (std::any_of(w.begin(), w.end(), is_digit)) return false;
+  size_t dash = w.find_last_of("-_.");
+  std::string_view last = w.substr(dash == std::string_view::npos ? 0 : dash + 1);
+  bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), is_x);
+  return all_x && (dash != std::string_view::npos || std::count_if(w.begin(), w.end(), is_x) >= 2);
 }
 
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
