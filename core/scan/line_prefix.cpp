@@ -5,76 +5,13 @@
 #include <cstring>
 #include <optional>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "core/base/limits.hpp"
+#include "core/scan/written_time.hpp"
 
 namespace attribution {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// Parses an unsigned integer at s[i..], advancing i.
-bool number(std::string_view s, size_t& i, int64_t* out, size_t max_digits = 18) {
-  size_t b = i;
-  int64_t v = 0;
-  while (i < s.size() && is_digit(s[i]) && i - b < max_digits) v = v * 10 + (s[i++] - '0');
-  if (i == b) return false;
-  *out = v;
-  return true;
-}
-
-bool two(std::string_view s, size_t i, int* out) {
-  if (i + 2 > s.size() || !is_digit(s[i]) || !is_digit(s[i + 1])) return false;
-  *out = (s[i] - '0') * 10 + (s[i + 1] - '0');
-  return true;
-}
-
-// "HH:MM:SS[.frac]" at s[i..]; advances i.
-bool clock(std::string_view s, size_t& i, CivilTime& t) {
-  if (!two(s, i, &t.hour) || i + 8 > s.size() || s[i + 2] != ':' || !two(s, i + 3, &t.minute) ||
-      s[i + 5] != ':' || !two(s, i + 6, &t.second) || t.hour > 23 || t.minute > 59 || t.second > 60)
-    return false;
-  i += 8;
-  if (i + 1 < s.size() && (s[i] == '.' || s[i] == ',') && is_digit(s[i + 1])) {
-    ++i;
-    int64_t frac = 0;
-    int n = 0;
-    while (i < s.size() && is_digit(s[i])) {
-      if (n < 6) frac = frac * 10 + (s[i] - '0');
-      ++n, ++i;
-    }
-    for (; n < 6; ++n) frac *= 10;
-    t.micros = frac;
-  }
-  return true;
-}
-
-// "[Sun Feb 23 16:24:18 2025]" (dmesg -T: month at 5, clock before year) or "[Jul 19 2025 18:34:57]"
-// (Fabric Manager: month at 1, year before clock), the day maybe space-padded: the offset just past
-// ']', or 0 when `r` does not start with one.
-size_t bracketed_month_stamp(std::string_view r, size_t month_at, bool year_first, CivilTime& t) {
-  if (r.size() < month_at + 22 || r[0] != '[' || r[4] != ' ') return 0;
-  CivilTime c;
-  c.month = month_from_abbrev(r.substr(month_at, 3));
-  if (!c.month) return 0;
-  size_t j = month_at + 4;
-  if (r[j] == ' ') ++j;
-  int64_t day, year;
-  if (!number(r, j, &day, 2) || day < 1 || day > 31 || j >= r.size() || r[j] != ' ') return 0;
-  ++j;
-  auto year_then = [&](char after) { return number(r, j, &year, 4) && j < r.size() && r[j] == after; };
-  auto clock_then = [&](char after) { return clock(r, j, c) && j < r.size() && r[j] == after; };
-  if (!(year_first ? year_then(' ') && (++j, clock_then(']')) : clock_then(' ') && (++j, year_then(']')))) return 0;
-  c.day = static_cast<int>(day);
-  c.year = static_cast<int>(year);
-  t = c;
-  return j + 1;
-}
 
 constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
 
@@ -149,13 +86,13 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   if (a == i || a - i > kMaxHostName || a >= s.size() || s[a] != ':') return false;
   size_t b = a + 1;
   int64_t pid, tid, dev;
-  if (!number(s, b, &pid) || b >= s.size() || s[b] != ':') return false;
+  if (!read_number(s, b, &pid) || b >= s.size() || s[b] != ':') return false;
   ++b;
-  if (!number(s, b, &tid) || b + 1 >= s.size() || s[b] != ' ') return false;
+  if (!read_number(s, b, &tid) || b + 1 >= s.size() || s[b] != ' ') return false;
   ++b;
   if (s[b] == '[') {
     size_t c = b + 1;
-    if (!number(s, c, &dev, 4) || c >= s.size() || s[c] != ']') return false;
+    if (!read_number(s, c, &dev, 4) || c >= s.size() || s[c] != ']') return false;
     p.gpu = static_cast<int>(dev);
     b = c + 1;
     if (b < s.size() && s[b] == ' ') ++b;
@@ -212,7 +149,7 @@ size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
     size_t comma = inner.find(',');
     size_t k = comma + 1;
     int64_t rank;
-    if (comma != std::string_view::npos && number(inner, k, &rank, 7) && k == inner.size()) p.rank = static_cast<int>(rank);
+    if (comma != std::string_view::npos && read_number(inner, k, &rank, 7) && k == inner.size()) p.rank = static_cast<int>(rank);
     return after + 9;
   }
   // A name, not an index: torchrun's failure summary prints "[0]:" as content.
@@ -263,21 +200,6 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   return a + 2;
 }
 
-// glog "E1218 20:27:21.426415540 " (after '[' or bare): level, month (not zero-padded in c10's
-// C++ logger: "W509" is May 9), two-digit day, time.
-bool glog(std::string_view s, size_t i, CivilTime& t) {
-  if (i + 13 > s.size()) return false;
-  char lv = s[i];
-  if (lv != 'E' && lv != 'W' && lv != 'I' && lv != 'F') return false;
-  size_t n = 0;
-  while (i + 1 + n < s.size() && is_digit(s[i + 1 + n])) ++n;
-  if ((n != 3 && n != 4) || i + 1 + n >= s.size() || s[i + 1 + n] != ' ') return false;
-  t.month = n == 3 ? s[i + 1] - '0' : (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
-  if (!two(s, i + 1 + n - 2, &t.day)) return false;
-  size_t j = i + 2 + n;
-  return clock(s, j, t) && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
-}
-
 // A string field of a one-line JSON record ("key": "value"), or nothing when the key is absent or
 // its value is not a string. The value as written (escapes kept), up to its closing quote.
 std::optional<std::string_view> json_field(std::string_view s, std::string_view key) {
@@ -309,62 +231,6 @@ bool gpu_index_word(std::string_view w) {
 }
 
 namespace {
-
-// "2024/08/09 13:32:51[.frac]" (Go's log, Kubernetes components) or "05/01/2024 12:00:00" (Python
-// logging's %m/%d/%Y, the Hugging Face default) at r[0..]: the offset past the clock, or 0.
-size_t slash_date(std::string_view r, CivilTime& t) {
-  if (r.size() < 19) return 0;
-  CivilTime c;
-  size_t j = 0;
-  int64_t a, b, y;
-  if (!number(r, j, &a, 4)) return 0;
-  if (j == 4 && r[j] == '/') {  // YYYY/MM/DD
-    ++j;
-    if (!number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
-    ++j;
-    int64_t d;
-    if (!number(r, j, &d, 2)) return 0;
-    c.year = static_cast<int>(a), c.month = static_cast<int>(b), c.day = static_cast<int>(d);
-  } else if (j == 2 && r[j] == '/') {  // MM/DD/YYYY
-    ++j;
-    if (!number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
-    ++j;
-    size_t before = j;
-    if (!number(r, j, &y, 4) || j - before != 4) return 0;
-    c.year = static_cast<int>(y), c.month = static_cast<int>(a), c.day = static_cast<int>(b);
-  } else {
-    return 0;
-  }
-  if (j >= r.size() || r[j] != ' ') return 0;
-  ++j;
-  if (!clock(r, j, c) || c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31 || c.year < 1990) return 0;
-  t = c;
-  return j;
-}
-
-// `date`'s "Thu May  2 10:00:00 2024" (and "... UTC 2024") at r[0..], unbracketed: the offset past it.
-size_t date_output(std::string_view r, CivilTime& t) {
-  static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-  if (r.size() < 24 || std::find(std::begin(kDays), std::end(kDays), r.substr(0, 3)) == std::end(kDays) || r[3] != ' ')
-    return 0;
-  CivilTime c;
-  c.month = month_from_abbrev(r.substr(4, 3));
-  if (!c.month || r[7] != ' ') return 0;
-  size_t j = 8;
-  if (r[j] == ' ') ++j;
-  int64_t day, year;
-  if (!number(r, j, &day, 2) || j >= r.size() || r[j] != ' ') return 0;
-  ++j;
-  if (!clock(r, j, c) || j >= r.size() || r[j] != ' ') return 0;
-  ++j;
-  if (r.substr(j, 4) == "UTC ") j += 4;
-  size_t y0 = j;
-  if (!number(r, j, &year, 4) || j - y0 != 4) return 0;
-  c.day = static_cast<int>(day);
-  c.year = static_cast<int>(year);
-  t = c;
-  return j;
-}
 
 // "host program " at s[i..] (no colon after the program): sets host; the offset after it, or i.
 size_t host_then_program(std::string_view s, size_t i, LinePrefix& p) {
@@ -417,7 +283,7 @@ Next srun_task(std::string_view s, size_t i, LinePrefix& p) {
   while (k < r.size() && r[k] == ' ') ++k;
   size_t b = k;
   int64_t n;
-  if (!number(r, k, &n, 7) || k + 1 >= r.size() || r[k] != ':' || r[k + 1] != ' ' || k <= b) return std::nullopt;
+  if (!read_number(r, k, &n, 7) || k + 1 >= r.size() || r[k] != ':' || r[k + 1] != ' ' || k <= b) return std::nullopt;
   p.task = static_cast<int>(n);
   return i + k + 2;
 }
@@ -427,12 +293,12 @@ Next torchrun_label(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view r = s.substr(i);
   int64_t n;
   size_t j = 5;
-  if (starts(r, "[rank") && number(r, j, &n, 7) && starts(r.substr(j), "]:")) {
+  if (starts(r, "[rank") && read_number(r, j, &n, 7) && starts(r.substr(j), "]:")) {
     p.rank = static_cast<int>(n);
     return i + j + 2;
   }
   j = 8;
-  if (starts(r, "[default") && number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
+  if (starts(r, "[default") && read_number(r, j, &n, 4) && starts(r.substr(j), "]:")) {
     p.local_rank = static_cast<int>(n);
     return i + j + 2;
   }
@@ -489,7 +355,7 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       size_t j = skip_blanks(s, i + used);
       // `kubectl logs --timestamps` before a Go program's glog header ("I0809 13:32:51.873541"):
       // the level and date are no host; the header is read next as a stamp of its own.
-      if (CivilTime g; glog(s, j, g)) return j;
+      if (CivilTime g; glog_time(s, j, g)) return j;
       // The container runtime's log file (CRI, /var/log/pods): "<time> stderr F <line>" (F a full
       // line, P part of one); the line's own prefix follows.
       std::string_view rest = s.substr(j);
@@ -504,10 +370,10 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
     size_t j = 4;
     if (r[j] == ' ') ++j;
     int64_t day;
-    if (number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
+    if (read_number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
       ++j;
       t.day = static_cast<int>(day);
-      const bool timed = clock(r, j, t);
+      const bool timed = read_clock(r, j, t);
       if (timed && j < r.size() && r[j] == ' ') {
         saw(p, t);
         return skip_blanks(s, syslog_host_tag(s, i + j + 1, p));
@@ -532,9 +398,9 @@ Next dmesg_mono(std::string_view s, size_t i, LinePrefix& p) {
   while (j < r.size() && r[j] == ' ') ++j;
   int64_t sec, frac = 0;
   // "[" and blanks only: j is past the end. At most 12 digits: seconds * 10^6 must not overflow.
-  if (j >= r.size() || !is_digit(r[j]) || !number(r, j, &sec, 12) || j >= r.size() || r[j] != '.') return std::nullopt;
+  if (j >= r.size() || !is_digit(r[j]) || !read_number(r, j, &sec, 12) || j >= r.size() || r[j] != '.') return std::nullopt;
   size_t fb = ++j;
-  if (!number(r, j, &frac, 9) || j >= r.size() || r[j] != ']') return std::nullopt;
+  if (!read_number(r, j, &frac, 9) || j >= r.size() || r[j] != ']') return std::nullopt;
   size_t nd = j - fb;
   for (; nd < 6; ++nd) frac *= 10;
   for (; nd > 6; --nd) frac /= 10;
@@ -567,7 +433,7 @@ Next bracketed_stamp(std::string_view s, size_t i, LinePrefix& p) {
 // stamp stays in the message (its level letter and source location say what the line is).
 bool glog_stamp(std::string_view r, LinePrefix& p) {
   CivilTime t;
-  if ((r[0] == '[' && r.size() > 3 && glog(r, 1, t)) || glog(r, 0, t)) {
+  if ((r[0] == '[' && r.size() > 3 && glog_time(r, 1, t)) || glog_time(r, 0, t)) {
     saw(p, t);
     return true;
   }
@@ -582,7 +448,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
     std::string_view rt = json_field(s, "__REALTIME_TIMESTAMP").value_or(std::string_view());
     size_t k = 0;
     int64_t us;
-    if (!rt.empty() && number(rt, k, &us) && k == rt.size()) p.epoch = us;
+    if (!rt.empty() && read_number(rt, k, &us) && k == rt.size()) p.epoch = us;
     p.host = json_field(s, "_HOSTNAME").value_or(std::string_view());
     if (!p.epoch && p.host.empty()) structured_record(s, p);
     return p;
@@ -651,7 +517,7 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
     size_t k = colon + 1;
     int64_t line_no;
     size_t d = k;
-    if (number(s, d, &line_no, 9) && d < s.size() && s[d] == ':') k = d + 1;
+    if (read_number(s, d, &line_no, 9) && d < s.size() && s[d] == ':') k = d + 1;
     LinePrefix q = parse_prefix_at(s.substr(k));
     if (q.civil || q.epoch || q.mono || (!q.host.empty() && q.pid >= 0)) {
       q.message_offset += k;
@@ -695,45 +561,6 @@ LinePrefix parse_line_prefix(std::string_view s) {
     p.message_offset = q->message_offset;
   }
   return p;
-}
-
-namespace {
-// At `c`, a ':' inside a clock `dd:dd:dd`.
-bool clock_at(const char* b, const char* e, const char* c) {
-  return c - b >= 2 && e - c >= 6 && is_digit(c[-2]) && is_digit(c[-1]) && is_digit(c[1]) && is_digit(c[2]) &&
-         c[3] == ':' && is_digit(c[4]) && is_digit(c[5]);
-}
-// At `c`, a '[' opening dmesg's seconds since boot: `[ 12.345`.
-bool mono_at(const char* e, const char* c) {
-  const char* d = c + 1;
-  while (d < e && *d == ' ') ++d;
-  if (d == e || !is_digit(*d)) return false;
-  while (d < e && is_digit(*d)) ++d;
-  return d + 1 < e && *d == '.' && is_digit(d[1]);
-}
-bool marks_time(const char* b, const char* e, const char* c) {
-  return *c == '{' || (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c));
-}
-}  // namespace
-
-// One pass over the line (the look-around calls this on every line between untimed findings): the
-// bytes that can start a stamp's mark are found 16 at a time and only those are looked at.
-bool may_carry_time(std::string_view s) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  const char* c = b;
-#if defined(__SSE2__)
-  const __m128i brace = _mm_set1_epi8('{'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
-  for (; e - c >= 16; c += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, brace), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
-    for (unsigned m = static_cast<unsigned>(_mm_movemask_epi8(hit)); m; m &= m - 1)
-      if (marks_time(b, e, c + __builtin_ctz(m))) return true;
-  }
-#endif
-  for (; c < e; ++c)
-    if (marks_time(b, e, c)) return true;
-  return false;
 }
 
 std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/base/time.hpp"
+#include "core/scan/written_time.hpp"
 
 namespace attribution {
 
@@ -34,10 +35,6 @@ LinePrefix parse_line_prefix(std::string_view line);
 // written without leading zeros; "gpu042", "gpu-049", "gpu01" and "gpu17" are machines' names.
 bool gpu_index_word(std::string_view w);
 
-// False only when parse_line_prefix(line) can give no time: every stamp it reads holds a clock
-// "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{'. A few SIMD byte searches, so a look for
-// the nearest timed line skips the full parse of the untimed lines it passes (NCCL INFO, progress).
-bool may_carry_time(std::string_view line);
 
 // Where a line's time comes from when its prefix is not absolute.
 struct TimeContext {

@@ -1,0 +1,148 @@
+#include "core/scan/written_time.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace attribution {
+
+// "[Sun Feb 23 16:24:18 2025]" (dmesg -T: month at 5, clock before year) or "[Jul 19 2025 18:34:57]"
+// (Fabric Manager: month at 1, year before clock), the day maybe space-padded: the offset just past
+// ']', or 0 when `r` does not start with one.
+size_t bracketed_month_stamp(std::string_view r, size_t month_at, bool year_first, CivilTime& t) {
+  if (r.size() < month_at + 22 || r[0] != '[' || r[4] != ' ') return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(month_at, 3));
+  if (!c.month) return 0;
+  size_t j = month_at + 4;
+  if (r[j] == ' ') ++j;
+  int64_t day, year;
+  if (!read_number(r, j, &day, 2) || day < 1 || day > 31 || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  auto year_then = [&](char after) { return read_number(r, j, &year, 4) && j < r.size() && r[j] == after; };
+  auto clock_then = [&](char after) { return read_clock(r, j, c) && j < r.size() && r[j] == after; };
+  if (!(year_first ? year_then(' ') && (++j, clock_then(']')) : clock_then(' ') && (++j, year_then(']')))) return 0;
+  c.day = static_cast<int>(day);
+  c.year = static_cast<int>(year);
+  t = c;
+  return j + 1;
+}
+
+
+// glog "E1218 20:27:21.426415540 " (after '[' or bare): level, month (not zero-padded in c10's
+// C++ logger: "W509" is May 9), two-digit day, time.
+bool glog_time(std::string_view s, size_t i, CivilTime& t) {
+  if (i + 13 > s.size()) return false;
+  char lv = s[i];
+  if (lv != 'E' && lv != 'W' && lv != 'I' && lv != 'F') return false;
+  size_t n = 0;
+  while (i + 1 + n < s.size() && is_digit(s[i + 1 + n])) ++n;
+  if ((n != 3 && n != 4) || i + 1 + n >= s.size() || s[i + 1 + n] != ' ') return false;
+  t.month = n == 3 ? s[i + 1] - '0' : (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
+  if (!read_two_digits(s, i + 1 + n - 2, &t.day)) return false;
+  size_t j = i + 2 + n;
+  return read_clock(s, j, t) && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31;
+}
+
+
+// "2024/08/09 13:32:51[.frac]" (Go's log, Kubernetes components) or "05/01/2024 12:00:00" (Python
+// logging's %m/%d/%Y, the Hugging Face default) at r[0..]: the offset past the clock, or 0.
+size_t slash_date(std::string_view r, CivilTime& t) {
+  if (r.size() < 19) return 0;
+  CivilTime c;
+  size_t j = 0;
+  int64_t a, b, y;
+  if (!read_number(r, j, &a, 4)) return 0;
+  if (j == 4 && r[j] == '/') {  // YYYY/MM/DD
+    ++j;
+    if (!read_number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
+    ++j;
+    int64_t d;
+    if (!read_number(r, j, &d, 2)) return 0;
+    c.year = static_cast<int>(a), c.month = static_cast<int>(b), c.day = static_cast<int>(d);
+  } else if (j == 2 && r[j] == '/') {  // MM/DD/YYYY
+    ++j;
+    if (!read_number(r, j, &b, 2) || j >= r.size() || r[j] != '/') return 0;
+    ++j;
+    size_t before = j;
+    if (!read_number(r, j, &y, 4) || j - before != 4) return 0;
+    c.year = static_cast<int>(y), c.month = static_cast<int>(a), c.day = static_cast<int>(b);
+  } else {
+    return 0;
+  }
+  if (j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (!read_clock(r, j, c) || c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31 || c.year < 1990) return 0;
+  t = c;
+  return j;
+}
+
+// `date`'s "Thu May  2 10:00:00 2024" (and "... UTC 2024") at r[0..], unbracketed: the offset past it.
+size_t date_output(std::string_view r, CivilTime& t) {
+  static constexpr std::string_view kDays[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  if (r.size() < 24 || std::find(std::begin(kDays), std::end(kDays), r.substr(0, 3)) == std::end(kDays) || r[3] != ' ')
+    return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(4, 3));
+  if (!c.month || r[7] != ' ') return 0;
+  size_t j = 8;
+  if (r[j] == ' ') ++j;
+  int64_t day, year;
+  if (!read_number(r, j, &day, 2) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (!read_clock(r, j, c) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  if (r.substr(j, 4) == "UTC ") j += 4;
+  size_t y0 = j;
+  if (!read_number(r, j, &year, 4) || j - y0 != 4) return 0;
+  c.day = static_cast<int>(day);
+  c.year = static_cast<int>(year);
+  t = c;
+  return j;
+}
+
+
+namespace {
+// At `c`, a ':' inside a clock `dd:dd:dd`.
+bool clock_at(const char* b, const char* e, const char* c) {
+  return c - b >= 2 && e - c >= 6 && is_digit(c[-2]) && is_digit(c[-1]) && is_digit(c[1]) && is_digit(c[2]) &&
+         c[3] == ':' && is_digit(c[4]) && is_digit(c[5]);
+}
+// At `c`, a '[' opening dmesg's seconds since boot: `[ 12.345`.
+bool mono_at(const char* e, const char* c) {
+  const char* d = c + 1;
+  while (d < e && *d == ' ') ++d;
+  if (d == e || !is_digit(*d)) return false;
+  while (d < e && is_digit(*d)) ++d;
+  return d + 1 < e && *d == '.' && is_digit(d[1]);
+}
+bool marks_time(const char* b, const char* e, const char* c) {
+  return *c == '{' || (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c));
+}
+}  // namespace
+
+// One pass over the line (the look-around calls this on every line between untimed findings): the
+// bytes that can start a stamp's mark are found 16 at a time and only those are looked at.
+bool may_carry_time(std::string_view s) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  const char* c = b;
+#if defined(__SSE2__)
+  const __m128i brace = _mm_set1_epi8('{'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
+  for (; e - c >= 16; c += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, brace), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
+    for (unsigned m = static_cast<unsigned>(_mm_movemask_epi8(hit)); m; m &= m - 1)
+      if (marks_time(b, e, c + __builtin_ctz(m))) return true;
+  }
+#endif
+  for (; c < e; ++c)
+    if (marks_time(b, e, c)) return true;
+  return false;
+}
+
+
+}  // namespace attribution

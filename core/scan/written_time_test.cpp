@@ -1,0 +1,72 @@
+#include "core/scan/written_time.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace attribution;
+
+namespace {
+bool same(const CivilTime& t, int y, int mo, int d, int h, int mi, int s, int64_t us = 0) {
+  return t.year == y && t.month == mo && t.day == d && t.hour == h && t.minute == mi && t.second == s && t.micros == us;
+}
+}  // namespace
+
+TEST_CASE("written time: a clock with or without its fraction, and what is not a clock") {
+  CivilTime t;
+  size_t i = 4;
+  REQUIRE(read_clock("at  09:41:07.123 x", i, t));
+  CHECK(i == 16);
+  CHECK((t.hour == 9 && t.minute == 41 && t.second == 7 && t.micros == 123000));
+  i = 0;
+  REQUIRE(read_clock("23:59:60,5", i, t));  // a leap second, a comma before the fraction
+  CHECK(t.micros == 500000);
+  for (const char* bad : {"24:00:00", "9:41:07", "09:61:00", "09:41", "09-41-07"}) {
+    i = 0;
+    CHECK_FALSE(read_clock(bad, i, t));
+  }
+}
+
+TEST_CASE("written time: digits at an offset, bounded") {
+  int64_t v = 0;
+  size_t i = 3;
+  REQUIRE(read_number("pid12345:", i, &v));
+  CHECK((v == 12345 && i == 8));
+  i = 0;
+  REQUIRE(read_number("2025", i, &v, 2));  // at most two digits: "20", the rest left
+  CHECK((v == 20 && i == 2));
+  i = 0;
+  CHECK_FALSE(read_number("x1", i, &v));
+}
+
+TEST_CASE("written time: dmesg -T and Fabric Manager's bracketed stamps") {
+  CivilTime t;
+  CHECK(bracketed_month_stamp("[Sun Feb 23 16:24:18 2025] NVRM", 5, false, t) == 26);
+  CHECK(same(t, 2025, 2, 23, 16, 24, 18));
+  CHECK(bracketed_month_stamp("[Jul  9 2025 18:34:57] [ERROR]", 1, true, t) == 22);
+  CHECK(same(t, 2025, 7, 9, 18, 34, 57));
+  CHECK(bracketed_month_stamp("[Sun Foo 23 16:24:18 2025]", 5, false, t) == 0);
+  CHECK(bracketed_month_stamp("[Sun Feb 32 16:24:18 2025]", 5, false, t) == 0);
+}
+
+TEST_CASE("written time: glog headers, padded and c10's unpadded month") {
+  CivilTime t;
+  REQUIRE(glog_time("E1218 20:27:21.426415540 file.cc:12]", 0, t));
+  CHECK((t.year == 0 && t.month == 12 && t.day == 18 && t.hour == 20 && t.micros == 426415));
+  REQUIRE(glog_time("[W509 01:02:03.5 x]", 1, t));
+  CHECK((t.month == 5 && t.day == 9));
+  CHECK_FALSE(glog_time("X1218 20:27:21", 0, t));
+  CHECK_FALSE(glog_time("E1318 20:27:21 x", 0, t));  // no month 13
+}
+
+TEST_CASE("written time: Go's and Python's slash dates, date(1)") {
+  CivilTime t;
+  CHECK(slash_date("2024/08/09 13:32:51.873541 x", t) == 26);
+  CHECK(same(t, 2024, 8, 9, 13, 32, 51, 873541));
+  CHECK(slash_date("05/01/2024 12:00:00 - INFO", t) == 19);
+  CHECK(same(t, 2024, 5, 1, 12, 0, 0));
+  CHECK(slash_date("13/01/2024 12:00:00 - INFO", t) == 0);  // month first: 13 is no month
+  CHECK(slash_date("1/2/3 4:5:6 and more text after", t) == 0);
+  CHECK(date_output("Thu May  2 10:00:00 2024", t) == 24);
+  CHECK(same(t, 2024, 5, 2, 10, 0, 0));
+  CHECK(date_output("Thu May  2 10:00:00 UTC 2024 rest", t) == 28);
+  CHECK(date_output("Thx May  2 10:00:00 2024", t) == 0);
+}
