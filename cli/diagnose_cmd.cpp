@@ -241,6 +241,7 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
       "'srun -w host cmd' typed at that prompt), else the hostname its kernel log\n"
       "declares, else its file or directory named after a --nodes entry (or, without --nodes, the\n"
       "subdirectory of --logs it lies in, or a host its file name holds: dmesg-node12.txt), else\n"
+      "the one machine the other findings of its pasted file name, else\n"
       "rank -> host from NCCL init lines. Peers named by IP map to hosts through NCCL init lines and\n"
       "pasted DNS answers.\n\n" + std::string(kExitStatusHelp));
   d->add_option("--job", o->job, "Workload id (must match the static workload file's id when given)")->type_name("ID");

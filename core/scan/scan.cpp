@@ -124,6 +124,7 @@ class FileScanner {
     }
     scan_tail(out);
     settle_evidence(out);
+    share_only_host(out);
     name_hosts(out);
     if (record_) out.extract = recorded_extract(window_lines(), out);
     out.year_inferred = times_->year_guessed();
@@ -447,6 +448,31 @@ class FileScanner {
 
   // Pasted excerpts are small; a collected log names its machine in its path or its lines.
   static constexpr size_t kNamedHostsBytes = size_t(1) << 20;
+
+  // A pasted excerpt whose findings that name a machine all name the same one: its other findings
+  // (a libibverbs warning, a traceback line, printed without a prefix) came from that machine too.
+  // Two machines named, or a collected log, and nothing is guessed.
+  void share_only_host(FileScan& out) {
+    if (file_.host_certain || out.bytes > static_cast<int64_t>(kNamedHostsBytes)) return;
+    std::string_view only;
+    bool hostless = false;
+    for (const Finding& f : out.findings) {
+      if (f.host.empty()) {
+        hostless = true;
+      } else if (only.empty()) {
+        only = f.host;
+      } else if (f.host != only) {
+        return;
+      }
+    }
+    if (!hostless || only.empty()) return;
+    const std::string host(only);
+    for (Finding& f : out.findings)
+      if (f.host.empty()) {
+        f.host = host;
+        for (Evidence& e : f.evidence) e.host = host;
+      }
+  }
 
   void name_hosts(FileScan& out) {
     // The file's own size, not the buffer's: a replay reads only the recorded extract of it.

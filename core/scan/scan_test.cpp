@@ -288,6 +288,33 @@ TEST_CASE("a flat paste: findings that name no machine take the one machine its 
   }
 }
 
+TEST_CASE("a pasted excerpt: findings printed without a prefix take the one machine its other findings name") {
+  Fixture fx;
+  fx.w.nodes.clear();
+  const std::string xid = "NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n";
+  const std::string cuda = "RuntimeError: CUDA error: an illegal memory access was encountered\n";
+  auto run = [&](const std::string& name, const std::string& text) {
+    Collection c;
+    c.sources.push_back(SourceRuntime{"s", "files", Stream::syslog, TimeZone::utc(), std::nullopt});
+    c.coverage.push_back(coverage("s"));
+    c.files.push_back(InputFile{fx.dir.file(name, text), 0, "", -1, nullptr});
+    return scan(c, *fx.matcher, fx.w, 2);
+  };
+  SECTION("one machine named: the unprefixed line is its") {
+    auto r = run("a/pasted.log", cuda + "Mar 14 09:41:07 node2 kernel: " + xid);
+    REQUIRE(r.findings.size() == 2);
+    for (const Finding& f : r.findings) {
+      CHECK(f.host == "node2");
+      CHECK(f.evidence.at(0).host == "node2");
+    }
+  }
+  SECTION("two machines named: no guess") {
+    auto r = run("b/pasted.log", cuda + "Mar 14 09:41:07 node2 kernel: " + xid + "Mar 14 09:41:08 node1 kernel: " + xid);
+    REQUIRE(r.findings.size() == 3);
+    CHECK(std::count_if(r.findings.begin(), r.findings.end(), [](const Finding& f) { return f.host.empty(); }) == 1);
+  }
+}
+
 TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next line is read") {
   Fixture fx;
   fx.w.nodes.clear();
