@@ -126,9 +126,23 @@ std::string address_in_name(const std::string& lower) {
   return found.size() == 1 ? found.front() : "";
 }
 
+// A timing or environment prefix runs the command after it: "time srun ...", "FOO=1 srun ...".
+std::string_view after_launch_prefixes(std::string_view command) {
+  for (;;) {
+    size_t sp = command.find(' ');
+    if (sp == std::string_view::npos) return command;
+    std::string_view w = command.substr(0, sp);
+    if (w != "time" && w != "nohup" && w.find('=') == std::string_view::npos) return command;
+    command = command.substr(command.find_first_not_of(' ', sp) == std::string_view::npos ? command.size()
+                                                                                          : command.find_first_not_of(' ', sp));
+  }
+}
+
 // The machine a pasted command ran on when it is not the prompt's: "ssh [opts] [user@]host cmd",
-// "srun -w host cmd" / "--nodelist=host", "kubectl debug node/host" (the output below is that host's).
+// "srun -w host cmd" / "--nodelist=host", "kubectl debug node/host" (the output below is that host's);
+// empty for a plain "srun cmd" (somewhere in the allocation, not the prompt's machine).
 std::optional<std::string_view> remote_host(std::string_view command) {
+  command = after_launch_prefixes(command);
   std::vector<std::string_view> tok;
   for (size_t i = 0; i < command.size() && tok.size() < 24;) {
     size_t j = command.find(' ', i);
@@ -152,14 +166,19 @@ std::optional<std::string_view> remote_host(std::string_view command) {
     return std::nullopt;
   }
   if (tok[0] == "srun") {
+    // srun's options and their arguments come first ("-N 2 -w node1"): the first -w that names a
+    // machine counts.
     for (size_t k = 1; k < tok.size(); ++k) {
       std::string_view t = tok[k];
-      if ((t == "-w" || t == "--nodelist") && k + 1 < tok.size()) return host(tok[k + 1]);
-      if (t.substr(0, 2) == "-w" && t.size() > 2 && t[2] != '-') return host(t.substr(2));
-      if (t.substr(0, 11) == "--nodelist=") return host(t.substr(11));
-      if (t[0] != '-') return std::nullopt;  // the command itself: srun's own options are over
+      std::optional<std::string_view> h;
+      if ((t == "-w" || t == "--nodelist") && k + 1 < tok.size()) h = host(tok[k + 1]);
+      else if (t.substr(0, 2) == "-w" && t.size() > 2 && t[2] != '-') h = host(t.substr(2));
+      else if (t.substr(0, 11) == "--nodelist=") h = host(t.substr(11));
+      if (h) return h;
     }
-    return std::nullopt;
+    // Without a node named, the output is from the allocation's nodes, not the prompt's machine (a
+    // login node): a section whose machine is unknown.
+    return std::string_view();
   }
   if ((tok[0] == "kubectl" || tok[0] == "oc") && tok.size() > 2 && tok[1] == "debug" && tok[2].substr(0, 5) == "node/")
     return host(tok[2].substr(5));
@@ -198,9 +217,9 @@ std::optional<std::string_view> section_host(std::string_view line) {
   const bool at = word.find('@') != std::string_view::npos;
   std::string_view command = line.substr(std::min(line.size(), line.find_first_not_of(" \t\r\f\v")));
   if (command.size() > 2 && (command[0] == '$' || command[0] == '#') && command[1] == ' ') command.remove_prefix(2);
-  if (command.substr(0, 4) == "ssh " || command.substr(0, 5) == "srun " || command.substr(0, 8) == "kubectl " ||
-      command.substr(0, 3) == "oc ")
-    if (auto h = remote_host(command)) return h;
+  if (std::string_view c = after_launch_prefixes(command);
+      c.substr(0, 4) == "ssh " || c.substr(0, 5) == "srun " || c.substr(0, 8) == "kubectl " || c.substr(0, 3) == "oc ")
+    if (auto h = remote_host(c)) return h;
   const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
                              word.find(":~") != std::string_view::npos ? &suse : nullptr};
   re2::StringPiece host, rest;
@@ -351,7 +370,9 @@ std::set<std::string_view> FileHosts::named(std::vector<size_t>* where) {
   if (std::string_view d = declared(&at); !d.empty()) out.insert(d), where->push_back(at);
   std::fill(std::begin(next_key_), std::end(next_key_), kUnsearched);  // the keys' next positions are from the start again
   started_ = false;  // and a later section_at looks back afresh
-  each_section_line(0, buf_.size(), [&](std::string_view h, size_t pos) { out.insert(h), where->push_back(pos); });
+  each_section_line(0, buf_.size(), [&](std::string_view h, size_t pos) {
+    if (!h.empty()) out.insert(h), where->push_back(pos);
+  });
   return out;
 }
 

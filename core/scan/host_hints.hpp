@@ -12,7 +12,8 @@ namespace attribution {
 
 // The machine a line opens a section for: "user@host:~/dir$ cmd", "[user@host dir]# cmd",
 // "host:~ # cmd", "ssh host", a pod's "Node:  host/10.0.0.3". The lines after it, up to the next
-// such line, are that machine's output.
+// such line, are that machine's output. Empty (a section on no known machine) for a prompt's plain
+// "srun cmd": its output comes from the allocation's nodes, not the login node the prompt names.
 std::optional<std::string_view> section_host(std::string_view line);
 
 // The machine a kernel log says it is: "systemd[1]: Set hostname to <host>.", "HOSTNAME=host" on

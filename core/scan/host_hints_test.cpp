@@ -40,8 +40,13 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("[me@login1 ~]$ srun -N1 -w gpu-54 nvidia-smi -q") == "gpu-54");
   CHECK(section_host("$ srun --nodelist=gpu-56 --pty dmesg") == "gpu-56");
   CHECK(section_host("$ kubectl debug node/gpu-55 -it --image=ubuntu -- chroot /host dmesg") == "gpu-55");
-  CHECK(section_host("[me@login1 ~]$ srun -w gpu-[1-4] hostname") == "login1");  // several: the prompt's
-  CHECK(section_host("[me@login1 ~]$ srun python train.py") == "login1");
+  // srun without one named machine runs somewhere in the allocation: not on the prompt's login node,
+  // on no machine known (the section's lines take their own prefixes, or none).
+  CHECK(section_host("[me@login1 ~]$ srun -w gpu-[1-4] hostname") == std::string_view());
+  CHECK(section_host("[me@login1 ~]$ srun python train.py") == std::string_view());
+  CHECK(section_host("[arnoldg@dt-login04 bin]$ time srun ./trap.sh") == std::string_view());
+  CHECK(section_host("$ time srun -N 2 -w gpu-7 ./x") == "gpu-7");
+  CHECK(section_host("$ NCCL_DEBUG=INFO srun --nodelist=gpu-8 python t.py") == "gpu-8");
   CHECK_FALSE(section_host("srun: error: gpu-3: task 0: Exited with exit code 1"));
   CHECK_FALSE(section_host("ran it as ops@dgx-03:~$ later"));
   CHECK_FALSE(section_host("sshd[812]: Accepted publickey for ops"));
