@@ -106,6 +106,19 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   return joined;
 }
 
+// A model family and its version ("llama3", "qwen2", "gpt2", "resnet50", "yolov5"): a file named after
+// the model trained, not a machine.
+bool model_name(const std::string& h) {
+  static const std::string_view kFamilies[] = {"llama", "qwen", "gpt", "resnet", "yolov", "bert", "vit", "mistral",
+                                               "mixtral", "gemma", "deepseek", "bloom", "falcon", "phi", "glm",
+                                               "chatglm", "internlm", "olmo", "pythia", "whisper"};
+  for (std::string_view f : kFamilies)
+    if (h.size() > f.size() && h.compare(0, f.size(), f) == 0 &&
+        std::all_of(h.begin() + static_cast<std::ptrdiff_t>(f.size()), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return true;
+  return false;
+}
+
 // An IPv4 address or a fully qualified name among the '_'/' ' separated parts of a file name, if
 // exactly one part is one: the address, or the name's first label.
 std::string address_in_name(const std::string& lower) {
@@ -298,6 +311,10 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   // Two letters and no digit is a library's or a tool's prefix ("fi_log_debug": libfabric's FI_LOG),
   // not a machine.
   if (!has_alpha || h.size() < (has_digit ? 2 : 3) || !lower_host(h) || !(has_digit || peeled)) return "";
+  // A machine's name with digits ends in them (node12, gpu-a-07, nid001234); "e3sm.log" or
+  // "t5xxl.log" names a program or a model, and so does a model family and its version ("qwen2.log"),
+  // unless a log kind beside it says the rest is a machine ("dmesg-e3sm.txt").
+  if (!peeled && (model_name(h) || (has_digit && !std::isdigit(static_cast<unsigned char>(h.back()))))) return "";
   return as_spelled(h);
 }
 

@@ -88,6 +88,9 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/gpu3.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-gpu-node-5.txt", none) == "gpu-node-5");
   CHECK(host_from_file_name("x/worker-3.log", none) == "worker-3");
+  CHECK(host_from_file_name("x/dmesg-e3sm.txt", none) == "e3sm");  // a log kind beside it: a machine
+  CHECK(host_from_file_name("x/c122-021.log", none) == "c122-021");
+  CHECK(host_from_file_name("x/x3014c0s19b0n0.log", none) == "x3014c0s19b0n0");
   CHECK(host_from_file_name("x/gpu-3.log", none).empty());
   CHECK(host_from_file_name("x/gpu-node.log", none).empty());
   // An address or a domain name is a machine whole.
@@ -101,7 +104,9 @@ TEST_CASE("hosts from file names in a flat directory") {
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
-                               "barrier-count.txt", "2025-03-14.log", "nvidia-smi-query.txt", "fi_log_debug.txt"})
+                               "barrier-count.txt", "2025-03-14.log", "nvidia-smi-query.txt", "fi_log_debug.txt",
+                               "e3sm.log", "t5xxl.log", "qwen2.5-7b.log", "train_llama3.log", "gpt2.log",
+                               "resnet50.log", "yolov5_run2.log"})
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
   std::set<std::string> nodes{"node03", "node12"};
   CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");
