@@ -17,6 +17,7 @@
 #include "core/base/json_writer.hpp"
 #include "core/base/parallel.hpp"
 #include "core/scan/line_prefix.hpp"
+#include "core/scan/paste_hosts.hpp"
 #include "core/rules/literal_search.hpp"
 #include "core/scan/source_status.hpp"
 #include "core/scan/year_anchor.hpp"
@@ -124,7 +125,7 @@ class FileScanner {
     }
     scan_tail(out);
     settle_evidence(out);
-    share_only_host(out);
+    share_host_in_paste(out);
     name_hosts(out);
     if (record_) out.extract = recorded_extract(window_lines(), out);
     out.year_inferred = times_->year_guessed();
@@ -449,30 +450,12 @@ class FileScanner {
   // Pasted excerpts are small; a collected log names its machine in its path or its lines.
   static constexpr size_t kNamedHostsBytes = size_t(1) << 20;
 
-  // A pasted excerpt whose findings that name a machine all name the same one: its other findings
-  // (a libibverbs warning, a traceback line, printed without a prefix) came from that machine too.
-  // Two machines named, or a collected log, and nothing is guessed.
-  void share_only_host(FileScan& out) {
+  // A pasted excerpt's findings printed without a machine take the one its other findings name.
+  void share_host_in_paste(FileScan& out) {
     if (file_.host_certain || out.bytes > static_cast<int64_t>(kNamedHostsBytes)) return;
-    std::string_view only;
-    bool hostless = false;
-    for (const Finding& f : out.findings) {
-      if (f.host.empty()) {
-        hostless = true;
-      } else if (only.empty()) {
-        only = f.host;
-      } else if (f.host != only) {
-        return;
-      }
-    }
-    if (!hostless || only.empty()) return;
-    const std::string host(only);
-    for (Finding& f : out.findings)
-      if (f.host.empty()) {
-        f.host = host;
-        for (Evidence& e : f.evidence) e.host = host;
-      }
+    attribution::share_only_host(out.findings);
   }
+
 
   void name_hosts(FileScan& out) {
     // The file's own size, not the buffer's: a replay reads only the recorded extract of it.
@@ -521,26 +504,12 @@ class FileScanner {
 
 namespace {
 
-// A flat paste whose findings name no machine, while its files name exactly one (a shell prompt
-// above `df` output, a CI runner's header in a separate file): that machine is where they ran.
-void adopt_only_named_host(std::vector<FileScan>& results, const Workload& w) {
-  std::set<std::string> named;
-  bool any = false;
-  for (const FileScan& r : results) {
-    for (const Finding& f : r.findings) {
-      if (!f.host.empty()) return;
-      any = true;
-    }
-    named.insert(r.named_hosts.begin(), r.named_hosts.end());
-  }
-  if (!any || named.size() != 1) return;
-  const std::string& host = *named.begin();
-  if (!w.nodes.empty() && std::find(w.nodes.begin(), w.nodes.end(), host) == w.nodes.end()) return;
-  for (FileScan& r : results)
-    for (Finding& f : r.findings) {
-      f.host = host;
-      for (Evidence& e : f.evidence) e.host = host;
-    }
+// A flat paste whose findings name no machine take the one machine its files name.
+void adopt_host_of_paste(std::vector<FileScan>& results, const Workload& w) {
+  std::vector<std::vector<Finding>*> files;
+  std::vector<const std::set<std::string>*> named;
+  for (FileScan& r : results) files.push_back(&r.findings), named.push_back(&r.named_hosts);
+  attribution::adopt_only_named_host(files, named, w.nodes);
 }
 
 }  // namespace
@@ -571,7 +540,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     }
   });
 
-  adopt_only_named_host(results, workload);
+  adopt_host_of_paste(results, workload);
   ScanResult out;
   if (record)
     for (auto& r : results) out.extracts.push_back(std::move(r.extract));
