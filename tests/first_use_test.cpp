@@ -276,6 +276,20 @@ TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[g
       {"pasted.log", "{\"hostname\": \"gpu-node-93\", \"message\": \"" + xid + "\"}\n", "gpu-node-93"},
       {"dmesg-gpu-node-5.txt", "[12345.678] " + xid + "\n", "gpu-node-5"},
       {"10.0.0.5.log", "[12345.678] " + xid + "\n", "10.0.0.5"},
+      // A libibverbs warning printed without a prefix, in a paste whose other finding names one machine.
+      {"pasted.log",
+       "libibverbs: Warning: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0\n"
+       "ip-0AB85F07: Test NCCL failure common.cu:775 'internal error'\n",
+       "ip-0AB85F07"},
+      // A plain srun typed at a login node's prompt: its output is not the login node's.
+      {"pasted.log",
+       "[me@login3 ~]$ time srun ./train.sh\nslurmstepd: error: *** STEP 608.0 ON gpub003 CANCELLED AT 2023-09-15T12:22:07 ***\n"
+       "srun: error: gpub003: task 0: Killed\n",
+       "gpub003"},
+      // Names that are not machines: a program's output file, a template's placeholder.
+      {"e3sm.log", "[12345.678] " + xid + "\n", ""},
+      {"overlap.30.out-30", "[12345.678] " + xid + "\n", ""},
+      {"pasted.log", "submitit WARNING (2022-08-12 02:06:11,453) - Caught signal SIGUSR2 on SERVER_NAME: this job is preempted.\n", ""},
   };
   simdjson::dom::parser p;
   for (const Case& c : cases) {

@@ -27,12 +27,19 @@ bool lower_host(std::string_view w) {
 }
 
 // The kind of a per-machine log, as file names carry it next to the machine's name.
-bool kind_word(std::string_view w) {
+// Kinds of log that are one machine's own: a word beside one of them is that machine ("porter-dmesg").
+bool machine_kind_word(std::string_view w) {
   static const std::set<std::string, std::less<>> words = {
       "dmesg", "syslog", "kern", "kernel", "messages", "journal", "journalctl", "nvidia", "smi", "bug", "report",
-      "log", "logs", "out", "err", "stdout", "stderr", "console", "output", "pasted", "excerpt", "grep", "ssh",
-      "sosreport", "lspci", "ibstat", "dcgm", "diag", "fabricmanager", "xid", "xids", "errors", "error", "crash"};
+      "console", "ssh", "sosreport", "lspci", "ibstat", "dcgm", "diag", "fabricmanager", "xid", "xids", "crash"};
   return words.count(w) > 0;
+}
+
+// Any kind of log, a program's output too ("overlap.out", "gemini_logs"): peeled off a name.
+bool kind_word(std::string_view w) {
+  static const std::set<std::string, std::less<>> words = {"log", "logs", "out", "err", "stdout", "stderr", "output",
+                                                           "pasted", "excerpt", "grep", "errors", "error"};
+  return machine_kind_word(w) || words.count(w) > 0;
 }
 
 // Words that name what a log is about, never a machine.
@@ -57,7 +64,7 @@ bool numeric(std::string_view w) {
 
 // Counters, versions and model sizes in file names: "rank3", "v2", "llama3", "70b", "gpu3".
 bool counter_word(std::string_view w) {
-  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|cuda|python|py|llama|gpt|qwen|mistral|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
+  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|cuda|python|py|llama|gpt|qwen|mistral|mixtral|gemma|deepseek|bloom|falcon|phi|glm|chatglm|internlm|olmo|pythia|whisper|yolov|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
   return numeric(w) || gpu_index_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
 }
 
@@ -73,7 +80,8 @@ std::vector<std::string> split(const std::string& s, const char* seps) {
 }
 
 // One '_' or '.' separated part of a file name: the machine it names once log kinds (and the
-// counters beside them) are peeled off its ends, or empty. `peeled` says a kind word was removed.
+// counters beside them) are peeled off its ends, or empty. `peeled` says a machine's own log kind
+// (dmesg, syslog, ...) was removed: a name beside it is a machine even without a digit.
 std::string machine_in_part(const std::string& part, bool& peeled) {
   std::vector<std::string> w = split(part, "-");
   auto peel = [&](bool front) {
@@ -81,9 +89,9 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
     size_t n = 0;
     while (n < w.size() && numeric(front ? w[n] : w[w.size() - 1 - n])) ++n;
     if (n < w.size() && kind_word(front ? w[n] : w[w.size() - 1 - n])) {
+      peeled = peeled || machine_kind_word(front ? w[n] : w[w.size() - 1 - n]);
       if (front) w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n + 1));
       else w.resize(w.size() - n - 1);
-      peeled = true;
       return true;
     }
     return false;
@@ -104,19 +112,6 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
   if (w.empty() || (all_common && !machine_numbered)) return "";
   return joined;
-}
-
-// A model family and its version ("llama3", "qwen2", "gpt2", "resnet50", "yolov5"): a file named after
-// the model trained, not a machine.
-bool model_name(const std::string& h) {
-  static const std::string_view kFamilies[] = {"llama", "qwen", "gpt", "resnet", "yolov", "bert", "vit", "mistral",
-                                               "mixtral", "gemma", "deepseek", "bloom", "falcon", "phi", "glm",
-                                               "chatglm", "internlm", "olmo", "pythia", "whisper"};
-  for (std::string_view f : kFamilies)
-    if (h.size() > f.size() && h.compare(0, f.size(), f) == 0 &&
-        std::all_of(h.begin() + static_cast<std::ptrdiff_t>(f.size()), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      return true;
-  return false;
 }
 
 // An IPv4 address or a fully qualified name among the '_'/' ' separated parts of a file name, if
@@ -312,9 +307,9 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   // not a machine.
   if (!has_alpha || h.size() < (has_digit ? 2 : 3) || !lower_host(h) || !(has_digit || peeled)) return "";
   // A machine's name with digits ends in them (node12, gpu-a-07, nid001234); "e3sm.log" or
-  // "t5xxl.log" names a program or a model, and so does a model family and its version ("qwen2.log"),
-  // unless a log kind beside it says the rest is a machine ("dmesg-e3sm.txt").
-  if (!peeled && (model_name(h) || (has_digit && !std::isdigit(static_cast<unsigned char>(h.back()))))) return "";
+  // "t5xxl.log" names a program or a model, unless a machine's log kind beside it says the rest is a
+  // machine ("dmesg-e3sm.txt").
+  if (!peeled && has_digit && !std::isdigit(static_cast<unsigned char>(h.back()))) return "";
   return as_spelled(h);
 }
 

@@ -106,7 +106,8 @@ TEST_CASE("hosts from file names in a flat directory") {
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
                                "barrier-count.txt", "2025-03-14.log", "nvidia-smi-query.txt", "fi_log_debug.txt",
                                "e3sm.log", "t5xxl.log", "qwen2.5-7b.log", "train_llama3.log", "gpt2.log",
-                               "resnet50.log", "yolov5_run2.log"})
+                               "resnet50.log", "yolov5_run2.log", "overlap.30.out-30", "gemini_logs.log",
+                               "pasted-aocc.log"})
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
   std::set<std::string> nodes{"node03", "node12"};
   CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");

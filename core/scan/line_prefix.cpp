@@ -23,21 +23,6 @@ bool is_level_word(std::string_view w) {
   return false;
 }
 
-// A paste's stand-in for a machine it hid: "xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname".
-// No machine: a finding under it has an unknown host (and may take its peer's), not a made-up one.
-bool redacted_host(std::string_view w) {
-  auto is_x = [](char c) { return c == 'x' || c == 'X'; };
-  auto equals = [&](std::string_view word) {  // case-insensitive
-    return w.size() == word.size() &&
-           std::equal(w.begin(), w.end(), word.begin(), [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-  };
-  if (equals("hostname") || equals("host") || equals("your-host") || equals("yourhost") || equals("myhost")) return true;
-  if (std::any_of(w.begin(), w.end(), is_digit)) return false;
-  size_t dash = w.find_last_of("-_.");
-  std::string_view last = w.substr(dash == std::string_view::npos ? 0 : dash + 1);
-  bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), is_x);
-  return all_x && (dash != std::string_view::npos || std::count_if(w.begin(), w.end(), is_x) >= 2);
-}
 
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
@@ -221,6 +206,27 @@ std::optional<std::string_view> json_field(std::string_view s, std::string_view 
 }
 
 }  // namespace
+
+// A paste's stand-in for a machine it hid: "xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname".
+// No machine: a finding under it has an unknown host (and may take its peer's), not a made-up one.
+bool redacted_host(std::string_view w) {
+  auto is_x = [](char c) { return c == 'x' || c == 'X'; };
+  auto equals = [&](std::string_view word) {  // case-insensitive
+    return w.size() == word.size() &&
+           std::equal(w.begin(), w.end(), word.begin(), [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  };
+  if (equals("hostname") || equals("host") || equals("your-host") || equals("yourhost") || equals("myhost")) return true;
+  if (std::any_of(w.begin(), w.end(), is_digit)) return false;
+  // A template's placeholder left in the paste: "SERVER_NAME", "NODE_NAME", "HOST_NAME".
+  auto upper_or_underscore = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (w.size() >= 4 && std::all_of(w.begin(), w.end(), upper_or_underscore) &&
+      (w.find("NAME") != std::string_view::npos || w.find("HOST") != std::string_view::npos || w.find("NODE") != std::string_view::npos))
+    return true;
+  size_t dash = w.find_last_of("-_.");
+  std::string_view last = w.substr(dash == std::string_view::npos ? 0 : dash + 1);
+  bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), is_x);
+  return all_x && (dash != std::string_view::npos || std::count_if(w.begin(), w.end(), is_x) >= 2);
+}
 
 bool gpu_index_word(std::string_view w) {
   if (w.substr(0, 3) != "gpu" && w.substr(0, 3) != "GPU") return false;

@@ -31,6 +31,10 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
+// A paste's stand-in for a machine it hid ("xxx", "node-xx", "hostname", a template's "SERVER_NAME"):
+// no machine.
+bool redacted_host(std::string_view w);
+
 // "gpu0", "gpu-3", "gpu_12": a GPU's index, not a machine. GPUs per node are counted below 16 and
 // written without leading zeros; "gpu042", "gpu-049", "gpu01" and "gpu17" are machines' names.
 bool gpu_index_word(std::string_view w);

@@ -248,6 +248,9 @@ TEST_CASE("a paste's stand-in for a hidden machine names none") {
   CHECK(parse_line_prefix("xgpu-3:1:2 [0] NCCL WARN x").host == "xgpu-3");
   CHECK(parse_line_prefix("box12:1:2 [0] NCCL WARN x").host == "box12");
   CHECK(parse_line_prefix("nx-1:1:2 [0] NCCL WARN x").host == "nx-1");
+  // A template's placeholder, as a capture names it ("Caught signal SIGUSR2 on SERVER_NAME").
+  for (const char* h : {"SERVER_NAME", "NODE_NAME", "HOST_NAME", "HOSTNAME"}) CHECK(redacted_host(h));
+  for (const char* h : {"HGX-H100-11", "DGX", "NODE12", "gpu-a-07"}) CHECK_FALSE(redacted_host(h));
 }
 
 TEST_CASE("a log viewer's column before the line: docker compose, a code view, kubectl logs --prefix") {

@@ -349,6 +349,7 @@ class FileScanner {
       return it == f.fields.end() ? std::string() : it->second;
     };
     std::string h = field("host");
+    if (redacted_host(h)) h.clear();  // "on SERVER_NAME": the paste hid the machine
     // srun --label's task id names a node only through the job's layout (task t on nodes[t / tpn]);
     // then it is also the rank (one task per rank). Without a layout it is neither.
     std::string_view task_node;
@@ -443,7 +444,7 @@ class FileScanner {
     std::map<std::string, std::string> caps;
     if (!m_.captures(rule, joined, &caps)) return {};
     auto it = caps.find("host");
-    if (it == caps.end() || it->second.empty()) return {};
+    if (it == caps.end() || it->second.empty() || redacted_host(it->second)) return {};
     return it->second;
   }
 
