@@ -26,7 +26,6 @@ bool lower_host(std::string_view w) {
   return any_case_host(w) && std::none_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
 }
 
-// The kind of a per-machine log, as file names carry it next to the machine's name.
 // Kinds of log that are one machine's own: a word beside one of them is that machine ("porter-dmesg").
 bool machine_kind_word(std::string_view w) {
   static const std::set<std::string, std::less<>> words = {
@@ -141,8 +140,8 @@ std::string_view after_launch_prefixes(std::string_view command) {
     if (sp == std::string_view::npos) return command;
     std::string_view w = command.substr(0, sp);
     if (w != "time" && w != "nohup" && w.find('=') == std::string_view::npos) return command;
-    command = command.substr(command.find_first_not_of(' ', sp) == std::string_view::npos ? command.size()
-                                                                                          : command.find_first_not_of(' ', sp));
+    size_t next = command.find_first_not_of(' ', sp);
+    command = next == std::string_view::npos ? std::string_view() : command.substr(next);
   }
 }
 
