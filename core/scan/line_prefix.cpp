@@ -340,6 +340,41 @@ void saw(LinePrefix& p, const CivilTime& t) {
   else if (p.civil->year == 0 && t.year != 0 && t.month == p.civil->month && t.day == p.civil->day) p.civil->year = t.year;
 }
 
+// A raw syslog record as a collector or a forwarder writes it (only first on the line): the
+// priority "<13>" before an RFC 3164 record (read next as a stamp of its own), or an RFC 5424 record
+// "<34>1 2025-03-14T09:41:07.123Z host app procid msgid [sd] message", read here whole ("-" is a
+// field left empty).
+Next syslog_priority(std::string_view s, size_t i, LinePrefix& p) {
+  if (i >= s.size() || s[i] != '<') return std::nullopt;
+  size_t j = i + 1;
+  int64_t pri = 0;
+  if (!read_number(s, j, &pri, 3) || pri > 191 || j >= s.size() || s[j] != '>') return std::nullopt;
+  ++j;
+  if (s.substr(j, 2) != "1 ") return j;  // RFC 3164 after it
+  j += 2;
+  size_t used = 0;
+  auto t = parse_iso8601(s.substr(j), &used);
+  if (!t || j + used >= s.size() || s[j + used] != ' ') return std::nullopt;
+  saw(p, *t);
+  j += used + 1;
+  auto field = [&]() {  // the next space-separated field
+    size_t b = j, e = s.find(' ', j);
+    if (e == std::string_view::npos) e = s.size();
+    j = skip_blanks(s, e);
+    return s.substr(b, e - b);
+  };
+  std::string_view host = field();
+  if (host != "-" && host_like(host) && !redacted_host(host)) p.host = host;
+  field(), field(), field();  // app, procid, msgid
+  while (j < s.size() && s[j] == '[') {  // structured data elements
+    size_t e = s.find("] ", j);
+    if (e == std::string_view::npos) return s.size();
+    j = skip_blanks(s, e + 1);
+  }
+  if (s.substr(j, 2) == "- ") j += 2;
+  return j;
+}
+
 // Unbracketed stamps: Go's and Python's slash dates, date(1), ISO 8601 (a collector's stamp,
 // journal short-iso, dmesg --time-format=iso; a syslog host and tag may follow), RFC 3164.
 Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
@@ -467,7 +502,8 @@ LinePrefix parse_prefix_at(std::string_view s) {
       i = *next;
       continue;
     }
-    if (first) next = srun_task(s, i, p);
+    if (first) next = syslog_priority(s, i, p);
+    if (first && !next) next = srun_task(s, i, p);
     first = false;
     if (!next) next = torchrun_label(s, i, p);
     if (!next) next = label(s, i, p);

@@ -419,3 +419,24 @@ TEST_CASE("a log exporter's UTC syslog stamp: 'Dec 17 16:03:58Z host program mes
   auto r = parse_line_prefix("Mar 14 09:41:07 node1 app[1]: [2024-03-14 09:41:07,101] same day");
   CHECK(r.civil->year == 2024);
 }
+
+TEST_CASE("raw syslog records: the priority before RFC 3164, and RFC 5424 whole") {
+  auto p = parse_line_prefix("<13>Mar 14 09:41:07 gpu-node-27 kernel: NVRM: Xid 79");
+  CHECK(p.host == "gpu-node-27");
+  REQUIRE(p.civil);
+  CHECK((p.civil->month == 3 && p.civil->day == 14 && p.civil->hour == 9));
+  CHECK(std::string_view("<13>Mar 14 09:41:07 gpu-node-27 kernel: NVRM: Xid 79").substr(p.message_offset) == "NVRM: Xid 79");
+  auto q = parse_line_prefix("<34>1 2025-03-14T09:41:07.123Z gpu-node-30 kernel - - - NVRM: Xid 79");
+  CHECK(q.host == "gpu-node-30");
+  REQUIRE(q.civil);
+  CHECK((q.civil->year == 2025 && q.civil->micros == 123000));
+  const std::string sd = "<165>1 2003-10-11T22:14:15.003Z mymachine.example.com evntslog - ID47 [exampleSDID@32473 iut=\"3\"] BOMAn application event";
+  auto r = parse_line_prefix(sd);
+  CHECK(r.host == "mymachine.example.com");
+  CHECK(std::string_view(sd).substr(r.message_offset) == "BOMAn application event");
+  auto nil = parse_line_prefix("<34>1 2025-03-14T09:41:07Z - app - - - text");
+  CHECK(nil.host.empty());
+  // Not a priority: markup, a number too large, a bare angle bracket.
+  CHECK(parse_line_prefix("<html> 09:41:07").host.empty());
+  CHECK_FALSE(parse_line_prefix("<999>Mar 14 09:41:07 gpu-node-27 kernel: x").civil);
+}
