@@ -432,7 +432,7 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
   return std::nullopt;
 }
 
-// dmesg's "[   12.345678]" seconds since boot.
+// dmesg's "[   12.345678]" seconds since boot (or, ten digits long, Unix time).
 Next dmesg_mono(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view r = s.substr(i);
   size_t j = 1;
@@ -445,7 +445,11 @@ Next dmesg_mono(std::string_view s, size_t i, LinePrefix& p) {
   size_t nd = j - fb;
   for (; nd < 6; ++nd) frac *= 10;
   for (; nd > 6; --nd) frac /= 10;
-  p.mono = sec * kMicrosPerSecond + frac;
+  // Ten digits of seconds is no uptime (31 years) but Unix time: UCX's "[1710409267.123456]
+  // [host:pid:thread]" and loggers that print %(created)f.
+  constexpr int64_t kUnixTimeFrom = 1'000'000'000;  // 2001-09-09
+  if (sec >= kUnixTimeFrom) p.epoch = sec * kMicrosPerSecond + frac;
+  else p.mono = sec * kMicrosPerSecond + frac;
   return skip_blanks(s, i + j + 1);
 }
 

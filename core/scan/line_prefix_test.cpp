@@ -440,3 +440,13 @@ TEST_CASE("raw syslog records: the priority before RFC 3164, and RFC 5424 whole"
   CHECK(parse_line_prefix("<html> 09:41:07").host.empty());
   CHECK_FALSE(parse_line_prefix("<999>Mar 14 09:41:07 gpu-node-27 kernel: x").civil);
 }
+
+TEST_CASE("a bracketed Unix time (UCX's log header) is an instant, not seconds since boot") {
+  auto p = parse_line_prefix("[1710409267.123456] [node12:4567:0]   ib_mlx5_log.c:177  UCX  ERROR Transport retry count exceeded");
+  REQUIRE(p.epoch);
+  CHECK(*p.epoch == 1710409267123456);
+  CHECK_FALSE(p.mono);
+  auto d = parse_line_prefix("[ 8123456.5] NVRM: Xid 79");  // 94 days of uptime: still dmesg's
+  REQUIRE(d.mono);
+  CHECK_FALSE(d.epoch);
+}
