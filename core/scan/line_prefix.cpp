@@ -320,9 +320,12 @@ Next label(std::string_view s, size_t i, LinePrefix& p) {
 }
 
 // Ray "(WorkerDict pid=26110) ", "(raylet, ip=10.0.0.7) ", "(Worker pid=1, ip=10.0.0.7) ": ip= is the node.
+// Ray's own daemons forward without either: "(raylet) ", "(gcs_server) ".
 Next ray_label(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view r = s.substr(i);
   size_t close = r[0] == '(' ? r.find(')') : std::string_view::npos;
+  if (close != std::string_view::npos && (r.substr(0, close + 1) == "(raylet)" || r.substr(0, close + 1) == "(gcs_server)"))
+    return skip_blanks(s, i + close + 1);
   if (close == std::string_view::npos || (r.find("pid=") >= close && r.find("ip=") >= close)) return std::nullopt;
   if (size_t ip = r.find("ip="); ip < close) {
     size_t e = ip + 3;
@@ -466,6 +469,16 @@ Next bracketed_stamp(std::string_view s, size_t i, LinePrefix& p) {
     if (k < s.size() && s[k] == ':') ++k;
     return skip_blanks(s, k);
   }
+  // A full date and time, then the logger's tags before ']': SGLang's "[2025-02-23 06:02:12 TP1]",
+  // Ray's C++ core "[2023-10-10 12:00:00,000 E 1234 1234]".
+  constexpr size_t kDateTime = 19, kMaxTags = 32;
+  if (auto iso = parse_iso8601(r.substr(1), &used); iso && used >= kDateTime && 1 + used < r.size() && r[1 + used] == ' ') {
+    size_t close = r.find(']', 1 + used);
+    if (close != std::string_view::npos && close - used <= kMaxTags && r.substr(1 + used, close - used).find('[') == std::string_view::npos) {
+      saw(p, *iso);
+      return skip_blanks(s, i + close + 1);
+    }
+  }
   CivilTime t;
   size_t end = bracketed_month_stamp(r, 5, false, t);
   if (!end) end = bracketed_month_stamp(r, 1, true, t);
@@ -483,6 +496,31 @@ bool glog_stamp(std::string_view r, LinePrefix& p) {
     return true;
   }
   return false;
+}
+
+// A level word, then the time: vLLM's "ERROR 03-14 09:41:07 [core.py:123] " (month-day, no year)
+// and Python logging's "INFO 2025-03-14 09:41:07,123 ". The time is read and the line kept whole,
+// as glog's: the level and location are the message's.
+bool level_stamp(std::string_view r, LinePrefix& p) {
+  size_t sp = r.find(' ');
+  if (sp == std::string_view::npos || !is_level_word(r.substr(0, sp))) return false;
+  std::string_view t = r.substr(sp + 1);
+  size_t used = 0;
+  if (auto iso = parse_iso8601(t, &used); iso && used >= 19) {
+    saw(p, *iso);
+    return true;
+  }
+  // "MM-DD HH:MM:SS"
+  CivilTime c;
+  size_t j = 6;
+  if (t.size() < 15 || !is_digit(t[0]) || !is_digit(t[1]) || t[2] != '-' || !is_digit(t[3]) || !is_digit(t[4]) || t[5] != ' ' ||
+      !read_clock(t, j, c))
+    return false;
+  c.month = (t[0] - '0') * 10 + (t[1] - '0');
+  c.day = (t[3] - '0') * 10 + (t[4] - '0');
+  if (c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31) return false;
+  saw(p, c);
+  return true;
 }
 
 void structured_record(std::string_view s, LinePrefix& p);
@@ -518,7 +556,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
       i = *next;
       continue;
     }
-    if (glog_stamp(s.substr(i), p)) break;
+    if (glog_stamp(s.substr(i), p) || level_stamp(s.substr(i), p)) break;
     if (nccl_ident(s, i, p)) continue;
     break;
   }

@@ -4,7 +4,9 @@
 // collector ISO stamps, RFC 3164 syslog with or without hostname, journal short-iso,
 // dmesg "[mono]" and "[Sun Feb 23 16:24:18 2025]", NCCL "[%F %T] host:pid:tid [dev] ",
 // glog "[E1218 20:27:21.426415540 file:line]" and elastic "E0813 08:21:22.980000 pid file:line]",
-// and journald JSON records (__REALTIME_TIMESTAMP, _HOSTNAME).
+// journald JSON records (__REALTIME_TIMESTAMP, _HOSTNAME), raw syslog ("<13>" before RFC 3164, RFC 5424
+// whole), UCX's "[unix.micros]", vLLM's "LEVEL MM-DD HH:MM:SS", SGLang's "[date time TPn]" and Ray's
+// "[date time,ms L pid tid]".
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -450,3 +450,32 @@ TEST_CASE("a bracketed Unix time (UCX's log header) is an instant, not seconds s
   REQUIRE(d.mono);
   CHECK_FALSE(d.epoch);
 }
+
+TEST_CASE("serving and orchestration loggers' stamps: vLLM, SGLang, Ray, a level before the time") {
+  // vLLM: "%(levelname)s %(asctime)s" with "%m-%d %H:%M:%S" (no year); the line stays whole.
+  const std::string v = "ERROR 03-14 09:41:07 [core.py:123] RuntimeError: CUDA error";
+  auto p = parse_line_prefix(v);
+  REQUIRE(p.civil);
+  CHECK((p.civil->year == 0 && p.civil->month == 3 && p.civil->day == 14 && p.civil->hour == 9 && p.civil->second == 7));
+  CHECK(p.message_offset == 0);
+  auto w = parse_line_prefix("(VllmWorker rank=1 pid=1234) WARNING 12-01 23:59:59 [x.py:1] y");
+  REQUIRE(w.civil);
+  CHECK((w.civil->month == 12 && w.civil->day == 1));
+  CHECK_FALSE(parse_line_prefix("ERROR 13-14 09:41:07 [core.py:123] x").civil);  // no month 13
+  CHECK_FALSE(parse_line_prefix("ERROR 03-14 is not a time").civil);
+  // Python logging with the level first.
+  auto py = parse_line_prefix("INFO 2025-03-14 09:41:07,123 train.py:12] x");
+  REQUIRE(py.civil);
+  CHECK((py.civil->year == 2025 && py.civil->micros == 123000));
+  // SGLang's and Ray's bracketed stamps with the logger's tags.
+  const std::string sg = "[2025-02-23 06:02:12 TP1] Scheduler hit an exception";
+  auto g = parse_line_prefix(sg);
+  REQUIRE(g.civil);
+  CHECK((g.civil->year == 2025 && g.civil->hour == 6));
+  CHECK(std::string_view(sg).substr(g.message_offset) == "Scheduler hit an exception");
+  auto ray = parse_line_prefix("(raylet) [2023-10-10 12:00:00,000 E 1234 1234] node_manager.cc:3084: x");
+  REQUIRE(ray.civil);
+  CHECK((ray.civil->year == 2023 && ray.civil->month == 10));
+  // A bracket that only starts with a date is no stamp.
+  CHECK_FALSE(parse_line_prefix("[2025-02-23 is the day we [re]started]").civil);
+}
