@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/base/limits.hpp"
+#include "core/scan/json_record.hpp"
 #include "core/scan/written_time.hpp"
 
 namespace attribution {
@@ -105,22 +106,6 @@ bool file_name_like(std::string_view w) {
   return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
 }
 
-// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
-// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
-bool host_like(std::string_view w) {
-  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
-  bool marked = false, alpha_or_ip = false;
-  for (char c : w) {
-    if (!host_char(c)) return false;
-    if (is_digit(c) || c == '-' || c == '.') marked = true;
-    if (std::isalpha(static_cast<unsigned char>(c))) alpha_or_ip = true;
-  }
-  bool ipv4 = std::count(w.begin(), w.end(), '.') == 3 && std::all_of(w.begin(), w.end(), [](char c) { return is_digit(c) || c == '.'; });
-  // A number's first label ("3600.412s:", Flux's elapsed time) is a duration, not a machine.
-  std::string_view first = w.substr(0, w.find('.'));
-  if (!ipv4 && first.size() < w.size() && std::all_of(first.begin(), first.end(), is_digit)) return false;
-  return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-' && !file_name_like(w);
-}
 
 // Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
 // "[worker-0]:" / "[train|3]:" of a launcher or log shipper. Returns the offset after it, or i.
@@ -185,25 +170,6 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   return a + 2;
 }
 
-// A string field of a one-line JSON record ("key": "value"), or nothing when the key is absent or
-// its value is not a string. The value as written (escapes kept), up to its closing quote.
-std::optional<std::string_view> json_field(std::string_view s, std::string_view key) {
-  auto blanks = [&](size_t j) {
-    while (j < s.size() && s[j] == ' ') ++j;
-    return j;
-  };
-  for (size_t k = s.find(key); k != std::string_view::npos; k = s.find(key, k + 1)) {
-    if (k == 0 || s[k - 1] != '"' || k + key.size() >= s.size() || s[k + key.size()] != '"') continue;
-    size_t j = blanks(k + key.size() + 1);
-    if (j >= s.size() || s[j] != ':') continue;
-    j = blanks(j + 1);
-    if (j >= s.size() || s[j] != '"') return std::nullopt;
-    size_t e = j + 1;
-    while (e < s.size() && s[e] != '"') e += s[e] == '\\' ? 2 : 1;
-    return s.substr(j + 1, std::min(e, s.size()) - j - 1);
-  }
-  return std::nullopt;
-}
 
 }  // namespace
 
@@ -226,6 +192,23 @@ bool redacted_host(std::string_view w) {
   std::string_view last = w.substr(dash == std::string_view::npos ? 0 : dash + 1);
   bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), is_x);
   return all_x && (dash != std::string_view::npos || std::count_if(w.begin(), w.end(), is_x) >= 2);
+}
+
+// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
+// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
+bool host_like(std::string_view w) {
+  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  bool marked = false, alpha_or_ip = false;
+  for (char c : w) {
+    if (!host_char(c)) return false;
+    if (is_digit(c) || c == '-' || c == '.') marked = true;
+    if (std::isalpha(static_cast<unsigned char>(c))) alpha_or_ip = true;
+  }
+  bool ipv4 = std::count(w.begin(), w.end(), '.') == 3 && std::all_of(w.begin(), w.end(), [](char c) { return is_digit(c) || c == '.'; });
+  // A number's first label ("3600.412s:", Flux's elapsed time) is a duration, not a machine.
+  std::string_view first = w.substr(0, w.find('.'));
+  if (!ipv4 && first.size() < w.size() && std::all_of(first.begin(), first.end(), is_digit)) return false;
+  return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-' && !file_name_like(w);
 }
 
 bool gpu_index_word(std::string_view w) {
@@ -409,27 +392,18 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       return skip_blanks(s, syslog_host_tag(s, j, p));
     }
   }
-  if (r.size() > 15 && month_from_abbrev(r.substr(0, 3)) && r[3] == ' ') {
-    t.month = month_from_abbrev(r.substr(0, 3));
-    size_t j = 4;
-    if (r[j] == ' ') ++j;
-    int64_t day;
-    if (read_number(r, j, &day, 2) && j < r.size() && r[j] == ' ') {
-      ++j;
-      t.day = static_cast<int>(day);
-      const bool timed = read_clock(r, j, t);
-      if (timed && j < r.size() && r[j] == ' ') {
-        saw(p, t);
-        return skip_blanks(s, syslog_host_tag(s, i + j + 1, p));
-      }
-      // A log exporter's UTC variant (Taskcluster's worker logs, via Papertrail): "Dec 17 16:03:58Z
-      // host program message", the program without a colon.
-      if (timed && j < r.size() && r[j] == 'Z' && j + 1 < r.size() && r[j + 1] == ' ') {
-        t.utc_offset_s = 0;
-        saw(p, t);
-        size_t k = syslog_host_tag(s, i + j + 2, p);
-        return skip_blanks(s, k != i + j + 2 ? k : host_then_program(s, k, p));
-      }
+  if (size_t j = syslog_date(r, t)) {
+    if (j < r.size() && r[j] == ' ') {
+      saw(p, t);
+      return skip_blanks(s, syslog_host_tag(s, i + j + 1, p));
+    }
+    // A log exporter's UTC variant (Taskcluster's worker logs, via Papertrail): "Dec 17 16:03:58Z
+    // host program message", the program without a colon.
+    if (j < r.size() && r[j] == 'Z' && j + 1 < r.size() && r[j + 1] == ' ') {
+      t.utc_offset_s = 0;
+      saw(p, t);
+      size_t k = syslog_host_tag(s, i + j + 2, p);
+      return skip_blanks(s, k != i + j + 2 ? k : host_then_program(s, k, p));
     }
   }
   return std::nullopt;
@@ -510,32 +484,15 @@ bool level_stamp(std::string_view r, LinePrefix& p) {
     saw(p, *iso);
     return true;
   }
-  // "MM-DD HH:MM:SS"
   CivilTime c;
-  size_t j = 6;
-  if (t.size() < 15 || !is_digit(t[0]) || !is_digit(t[1]) || t[2] != '-' || !is_digit(t[3]) || !is_digit(t[4]) || t[5] != ' ' ||
-      !read_clock(t, j, c))
-    return false;
-  c.month = (t[0] - '0') * 10 + (t[1] - '0');
-  c.day = (t[3] - '0') * 10 + (t[4] - '0');
-  if (c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31) return false;
+  if (!month_day_clock(t, c)) return false;
   saw(p, c);
   return true;
 }
 
-void structured_record(std::string_view s, LinePrefix& p);
-
 LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
-  if (!s.empty() && s[0] == '{') {  // journald JSON record
-    std::string_view rt = json_field(s, "__REALTIME_TIMESTAMP").value_or(std::string_view());
-    size_t k = 0;
-    int64_t us;
-    if (!rt.empty() && read_number(rt, k, &us) && k == rt.size()) p.epoch = us;
-    p.host = json_field(s, "_HOSTNAME").value_or(std::string_view());
-    if (!p.epoch && p.host.empty()) structured_record(s, p);
-    return p;
-  }
+  if (!s.empty() && s[0] == '{') return json_record_prefix(s, parse_prefix_at);
   size_t i = 0;
   bool first = true;  // srun's label is the line's first prefix, or the first after a viewer's column
   for (int guard = 0; guard < 8 && i < s.size(); ++guard) {
@@ -564,32 +521,6 @@ LinePrefix parse_prefix_at(std::string_view s) {
   return p;
 }
 
-// A structured log record on one line: docker's json-file ({"log": ..., "time": ...}), a log
-// shipper's or a program's JSON ({"hostname": ..., "timestamp": ..., "message": ...}). The machine and
-// time are its fields, else what the message's own prefix says (an NCCL "host:pid:tid" inside "log").
-void structured_record(std::string_view s, LinePrefix& p) {
-  for (std::string_view key : {"hostname", "host", "nodename", "node_name", "node"})
-    if (auto h = json_field(s, key); h && host_like(*h)) {
-      p.host = *h;
-      break;
-    }
-  for (std::string_view key : {"time", "timestamp", "@timestamp", "ts"})
-    if (auto t = json_field(s, key)) {
-      size_t used = 0;
-      if (auto iso = parse_iso8601(*t, &used)) saw(p, *iso);
-      break;
-    }
-  for (std::string_view key : {"log", "message", "msg", "MESSAGE"})
-    if (auto m = json_field(s, key); m && !m->empty() && m->front() != '{') {
-      LinePrefix q = parse_prefix_at(*m);
-      if (p.host.empty()) p.host = q.host;
-      if (!p.civil && !p.epoch) p.civil = q.civil, p.epoch = q.epoch, p.mono = q.mono;
-      if (p.pid < 0) p.pid = q.pid;
-      if (p.gpu < 0) p.gpu = q.gpu;
-      if (p.rank < 0) p.rank = q.rank;
-      break;
-    }
-}
 
 bool says_something(const LinePrefix& p) { return p.civil || p.epoch || p.mono || !p.host.empty() || p.pid >= 0; }
 

@@ -33,6 +33,10 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
+// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
+// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
+bool host_like(std::string_view w);
+
 // A paste's stand-in for a machine it hid ("xxx", "node-xx", "hostname", a template's "SERVER_NAME"):
 // no machine.
 bool redacted_host(std::string_view w);

@@ -105,6 +105,35 @@ size_t date_output(std::string_view r, CivilTime& t) {
 }
 
 
+size_t syslog_date(std::string_view r, CivilTime& t) {
+  if (r.size() <= 15 || r[3] != ' ') return 0;
+  CivilTime c;
+  c.month = month_from_abbrev(r.substr(0, 3));
+  if (!c.month) return 0;
+  size_t j = 4;
+  if (r[j] == ' ') ++j;
+  int64_t day;
+  if (!read_number(r, j, &day, 2) || j >= r.size() || r[j] != ' ') return 0;
+  ++j;
+  c.day = static_cast<int>(day);
+  if (!read_clock(r, j, c)) return 0;
+  t = c;
+  return j;
+}
+
+size_t month_day_clock(std::string_view r, CivilTime& t) {
+  CivilTime c;
+  size_t j = 6;
+  if (r.size() < 14 || !is_digit(r[0]) || !is_digit(r[1]) || r[2] != '-' || !is_digit(r[3]) || !is_digit(r[4]) || r[5] != ' ' ||
+      !read_clock(r, j, c))
+    return 0;
+  c.month = (r[0] - '0') * 10 + (r[1] - '0');
+  c.day = (r[3] - '0') * 10 + (r[4] - '0');
+  if (c.month < 1 || c.month > 12 || c.day < 1 || c.day > 31) return 0;
+  t = c;
+  return j;
+}
+
 namespace {
 // At `c`, a ':' inside a clock `dd:dd:dd`.
 bool clock_at(const char* b, const char* e, const char* c) {

@@ -64,6 +64,13 @@ size_t slash_date(std::string_view r, CivilTime& t);
 // date(1)'s "Thu May  2 10:00:00 2024" (or "... UTC 2024") at r[0..]: the offset past it, or 0.
 size_t date_output(std::string_view r, CivilTime& t);
 
+// RFC 3164 syslog's "Mar 14 09:41:07" (the day maybe space-padded) at r[0..], no year: the offset
+// past the clock, or 0.
+size_t syslog_date(std::string_view r, CivilTime& t);
+
+// vLLM's "03-14 09:41:07" (month-day, no year) at r[0..]: the offset past the clock, or 0.
+size_t month_day_clock(std::string_view r, CivilTime& t);
+
 // False only when the line-prefix parser can give `line` no time: every stamp it reads holds a clock
 // "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{'. A few SIMD byte searches, so a look for
 // the nearest timed line skips the full parse of the untimed lines it passes (NCCL INFO, progress).

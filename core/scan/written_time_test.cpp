@@ -70,3 +70,16 @@ TEST_CASE("written time: Go's and Python's slash dates, date(1)") {
   CHECK(date_output("Thu May  2 10:00:00 UTC 2024 rest", t) == 28);
   CHECK(date_output("Thx May  2 10:00:00 2024", t) == 0);
 }
+
+TEST_CASE("written time: syslog's month, day and clock / vLLM's month-day and clock") {
+  CivilTime t;
+  CHECK(syslog_date("Mar  4 09:41:07 node03 kernel: x", t) == 15);
+  CHECK((t.year == 0 && t.month == 3 && t.day == 4 && t.hour == 9 && t.second == 7));
+  CHECK(syslog_date("Dec 17 16:03:58Z host program", t) == 15);
+  CHECK(syslog_date("Foo 17 16:03:58 host program x", t) == 0);
+  CHECK(syslog_date("Mar 14 9:41:07 node03 kernel: x", t) == 0);
+  CHECK(month_day_clock("03-14 09:41:07 [core.py:123]", t) == 14);
+  CHECK((t.year == 0 && t.month == 3 && t.day == 14 && t.minute == 41));
+  CHECK(month_day_clock("13-14 09:41:07 [x]", t) == 0);
+  CHECK(month_day_clock("03-14 is not a time", t) == 0);
+}

@@ -1,0 +1,36 @@
+#include "core/scan/json_record.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace attribution;
+
+TEST_CASE("json record: a string field as written, or nothing") {
+  const std::string_view r = R"({"log": "gpu-7:1:2 [0] NCCL WARN x\n", "stream" :"stderr", "n": 12, "e": "a\"b"})";
+  CHECK(json_field(r, "log") == std::optional<std::string_view>(R"(gpu-7:1:2 [0] NCCL WARN x\n)"));
+  CHECK(json_field(r, "stream") == std::optional<std::string_view>("stderr"));
+  CHECK_FALSE(json_field(r, "n"));         // not a string
+  CHECK_FALSE(json_field(r, "missing"));
+  CHECK(json_field(r, "e") == std::optional<std::string_view>(R"(a\"b)"));  // escapes kept
+  CHECK_FALSE(json_field(R"({"log": "cut)", "nope"));
+  CHECK(json_field(R"({"log": "cut)", "log") == std::optional<std::string_view>("cut"));  // an unclosed value: what there is
+}
+
+TEST_CASE("json record: journald fields first, else host and time fields, else the message's own prefix") {
+  auto j = json_record_prefix(R"({"__REALTIME_TIMESTAMP":"1700000000000000","_HOSTNAME":"n1","MESSAGE":"x"})", parse_line_prefix);
+  CHECK(j.epoch == std::optional<Micros>(1700000000000000));
+  CHECK(j.host == "n1");
+  auto f = json_record_prefix(R"({"hostname": "gpu-node-93", "timestamp": "2025-03-14T09:41:07Z", "message": "x"})", parse_line_prefix);
+  CHECK(f.host == "gpu-node-93");
+  REQUIRE(f.civil);
+  CHECK(f.civil->year == 2025);
+  // The message is read by the caller's prefix reader.
+  static int calls = 0;
+  auto counting = [](std::string_view m) {
+    ++calls;
+    return parse_line_prefix(m);
+  };
+  auto d = json_record_prefix(R"({"log": "gpu-7:1:2 [0] NCCL WARN x", "stream": "stderr"})", +counting);
+  CHECK(calls == 1);
+  CHECK(d.host == "gpu-7");
+  CHECK(d.pid == 1);
+}
