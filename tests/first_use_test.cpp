@@ -286,6 +286,8 @@ TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[g
        "[me@login3 ~]$ time srun ./train.sh\nslurmstepd: error: *** STEP 608.0 ON gpub003 CANCELLED AT 2023-09-15T12:22:07 ***\n"
        "srun: error: gpub003: task 0: Killed\n",
        "gpub003"},
+      // An ssh typed from a Windows terminal: the target's output.
+      {"pasted.log", "PS C:\\Users\\me> ssh admin@gpu-node-49 dmesg\n[12345.678] " + xid + "\n", "gpu-node-49"},
       // Names that are not machines: a program's output file, a template's placeholder.
       {"e3sm.log", "[12345.678] " + xid + "\n", ""},
       {"overlap.30.out-30", "[12345.678] " + xid + "\n", ""},
