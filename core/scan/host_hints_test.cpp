@@ -48,7 +48,7 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("$ time srun -N 2 -w gpu-7 ./x") == "gpu-7");
   // From a Windows terminal: the ssh target, never the laptop.
   CHECK(section_host("PS C:\\Users\\me> ssh admin@gpu-node-49 dmesg") == "gpu-node-49");
-  CHECK(section_host("C:\\Users\\me>ssh -p 22 gpu-node-52 nvidia-smi").value_or("none") == "none");  // no blank: not a prompt we read
+  CHECK_FALSE(section_host("copied to C:\\Users\\me> then ssh gpu-node-52 nvidia-smi"));  // a path in a sentence
   CHECK(section_host("C:\\Users\\me> ssh gpu-node-53 nvidia-smi") == "gpu-node-53");
   CHECK_FALSE(section_host("PS C:\\Users\\me> dir"));
   CHECK(section_host("$ NCCL_DEBUG=INFO srun --nodelist=gpu-8 python t.py") == "gpu-8");

@@ -237,6 +237,9 @@ size_t host_then_program(std::string_view s, size_t i, LinePrefix& p) {
 // read one (blanks after it skipped), or nothing.
 using Next = std::optional<size_t>;
 
+// "YYYY-MM-DD HH:MM:SS": an ISO stamp this long holds a clock, not a bare date.
+constexpr size_t kDateAndClock = 19;
+
 size_t skip_blanks(std::string_view s, size_t i) {
   while (i < s.size() && s[i] == ' ') ++i;
   return i;
@@ -437,17 +440,17 @@ Next bracketed_stamp(std::string_view s, size_t i, LinePrefix& p) {
   if (r[0] != '[' || r.size() <= 3) return std::nullopt;
   if (auto next = dmesg_mono(s, i, p)) return next;
   size_t used = 0;
-  if (auto iso = parse_iso8601(r.substr(1), &used); iso && 1 + used < r.size() && r[1 + used] == ']') {
-    saw(p, *iso);
-    size_t k = i + used + 2;
-    if (k < s.size() && s[k] == ':') ++k;
-    return skip_blanks(s, k);
-  }
-  // A full date and time, then the logger's tags before ']': SGLang's "[2025-02-23 06:02:12 TP1]",
-  // Ray's C++ core "[2023-10-10 12:00:00,000 E 1234 1234]".
-  constexpr size_t kDateTime = 19, kMaxTags = 32;
-  if (auto iso = parse_iso8601(r.substr(1), &used); iso && used >= kDateTime && 1 + used < r.size() && r[1 + used] == ' ') {
-    size_t close = r.find(']', 1 + used);
+  if (auto iso = parse_iso8601(r.substr(1), &used); iso && 1 + used < r.size()) {
+    if (r[1 + used] == ']') {
+      saw(p, *iso);
+      size_t k = i + used + 2;
+      if (k < s.size() && s[k] == ':') ++k;
+      return skip_blanks(s, k);
+    }
+    // A full date and time, then the logger's tags before ']': SGLang's "[2025-02-23 06:02:12 TP1]",
+    // Ray's C++ core "[2023-10-10 12:00:00,000 E 1234 1234]".
+    constexpr size_t kMaxTags = 32;
+    size_t close = used >= kDateAndClock && r[1 + used] == ' ' ? r.find(']', 1 + used) : std::string_view::npos;
     if (close != std::string_view::npos && close - used <= kMaxTags && r.substr(1 + used, close - used).find('[') == std::string_view::npos) {
       saw(p, *iso);
       return skip_blanks(s, i + close + 1);
@@ -480,7 +483,7 @@ bool level_stamp(std::string_view r, LinePrefix& p) {
   if (sp == std::string_view::npos || !is_level_word(r.substr(0, sp))) return false;
   std::string_view t = r.substr(sp + 1);
   size_t used = 0;
-  if (auto iso = parse_iso8601(t, &used); iso && used >= 19) {
+  if (auto iso = parse_iso8601(t, &used); iso && used >= kDateAndClock) {
     saw(p, *iso);
     return true;
   }

@@ -29,19 +29,16 @@ void share_only_host(std::vector<Finding>& findings) {
     if (f.host.empty()) give_host(f, host);
 }
 
-void adopt_only_named_host(std::vector<std::vector<Finding>*>& files, const std::vector<const std::set<std::string>*>& named,
+void adopt_only_named_host(const std::vector<std::vector<Finding>*>& files, const std::set<std::string>& named,
                            const std::vector<std::string>& nodes) {
-  std::set<std::string> all;
   bool any = false;
-  for (size_t i = 0; i < files.size(); ++i) {
-    for (const Finding& f : *files[i]) {
+  for (const auto* file : files)
+    for (const Finding& f : *file) {
       if (!f.host.empty()) return;
       any = true;
     }
-    if (i < named.size() && named[i]) all.insert(named[i]->begin(), named[i]->end());
-  }
-  if (!any || all.size() != 1) return;
-  const std::string& host = *all.begin();
+  if (!any || named.size() != 1) return;
+  const std::string& host = *named.begin();
   if (!nodes.empty() && std::find(nodes.begin(), nodes.end(), host) == nodes.end()) return;
   for (auto* file : files)
     for (Finding& f : *file) give_host(f, host);

@@ -15,8 +15,8 @@ void share_only_host(std::vector<Finding>& findings);
 
 // A flat paste whose findings name no machine at all, while its files name exactly one (a shell
 // prompt above `df` output, a CI runner's header in a separate file): that machine is where they ran.
-// `named[i]` holds the machines file i names; a machine outside a known node list is not taken.
-void adopt_only_named_host(std::vector<std::vector<Finding>*>& files, const std::vector<const std::set<std::string>*>& named,
+// `named` holds the machines the files name; a machine outside a known node list is not taken.
+void adopt_only_named_host(const std::vector<std::vector<Finding>*>& files, const std::set<std::string>& named,
                            const std::vector<std::string>& nodes);
 
 }  // namespace attribution

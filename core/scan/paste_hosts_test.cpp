@@ -34,9 +34,8 @@ TEST_CASE("paste hosts: two machines in a file, or none, and nothing is guessed"
 
 TEST_CASE("paste hosts: a flat paste's one named machine, within the node list") {
   std::vector<Finding> a{at("")}, b{at("")};
-  std::set<std::string> named_b{"gpu-a-01"};
-  std::vector<std::vector<Finding>*> files{&a, &b};
-  std::vector<const std::set<std::string>*> named{nullptr, &named_b};
+  const std::set<std::string> named{"gpu-a-01"};
+  const std::vector<std::vector<Finding>*> files{&a, &b};
   SECTION("no node list") {
     adopt_only_named_host(files, named, {});
     CHECK(a[0].host == "gpu-a-01");
@@ -44,6 +43,10 @@ TEST_CASE("paste hosts: a flat paste's one named machine, within the node list")
   }
   SECTION("a node list without it: not taken") {
     adopt_only_named_host(files, named, {"node1"});
+    CHECK(a[0].host.empty());
+  }
+  SECTION("two machines named: no guess") {
+    adopt_only_named_host(files, {"gpu-a-01", "gpu-a-02"}, {});
     CHECK(a[0].host.empty());
   }
   SECTION("a finding that names its machine: the others are not filled") {

@@ -451,16 +451,19 @@ class FileScanner {
   // Pasted excerpts are small; a collected log names its machine in its path or its lines.
   static constexpr size_t kNamedHostsBytes = size_t(1) << 20;
 
-  // A pasted excerpt's findings printed without a machine take the one its other findings name.
-  void share_host_in_paste(FileScan& out) {
-    if (file_.host_certain || out.bytes > static_cast<int64_t>(kNamedHostsBytes)) return;
-    attribution::share_only_host(out.findings);
+  // A small file whose machine its collector did not give: a pasted excerpt. The file's own size, not
+  // the buffer's: a replay reads only the recorded extract of it.
+  bool pasted_excerpt(const FileScan& out) const {
+    return !file_.host_certain && out.bytes <= static_cast<int64_t>(kNamedHostsBytes);
   }
 
+  // A pasted excerpt's findings printed without a machine take the one its other findings name.
+  void share_host_in_paste(FileScan& out) {
+    if (pasted_excerpt(out)) share_only_host(out.findings);
+  }
 
   void name_hosts(FileScan& out) {
-    // The file's own size, not the buffer's: a replay reads only the recorded extract of it.
-    if (file_.host_certain || out.bytes > static_cast<int64_t>(kNamedHostsBytes)) return;
+    if (!pasted_excerpt(out)) return;
     for (const Finding& f : out.findings)
       if (!f.host.empty()) return;
     if (!hosts_) hosts_.emplace(buf_);
@@ -508,9 +511,12 @@ namespace {
 // A flat paste whose findings name no machine take the one machine its files name.
 void adopt_host_of_paste(std::vector<FileScan>& results, const Workload& w) {
   std::vector<std::vector<Finding>*> files;
-  std::vector<const std::set<std::string>*> named;
-  for (FileScan& r : results) files.push_back(&r.findings), named.push_back(&r.named_hosts);
-  attribution::adopt_only_named_host(files, named, w.nodes);
+  std::set<std::string> named;
+  for (FileScan& r : results) {
+    files.push_back(&r.findings);
+    named.insert(r.named_hosts.begin(), r.named_hosts.end());
+  }
+  adopt_only_named_host(files, named, w.nodes);
 }
 
 }  // namespace
