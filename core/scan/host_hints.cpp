@@ -224,12 +224,16 @@ std::optional<std::string_view> section_host(std::string_view line) {
   const bool at = word.find('@') != std::string_view::npos;
   std::string_view command = line.substr(std::min(line.size(), line.find_first_not_of(" \t\r\f\v")));
   if (command.size() > 2 && (command[0] == '$' || command[0] == '#') && command[1] == ' ') command.remove_prefix(2);
-  // A Windows terminal's prompt before an ssh typed from a laptop: "PS C:\Users\me> ", "C:\Users\me>".
-  // Only the command's target names a machine (the laptop is none of the job's).
-  if (size_t gt = command.find("> "); gt != std::string_view::npos && gt < 160 &&
-      ((command.substr(0, 3) == "PS " && command.find(":\\") < gt) ||
-       (command.size() > 3 && std::isalpha(static_cast<unsigned char>(command[0])) && command.substr(1, 2) == ":\\")))
-    command.remove_prefix(gt + 2);
+  // A Windows terminal's prompt before an ssh typed from a laptop: "PS C:\Users\me> ", "C:\Users\me>"
+  // (cmd.exe puts no blank after it). Only the command's target names a machine (the laptop is none of
+  // the job's).
+  const bool powershell = command.substr(0, 3) == "PS ";
+  if (std::string_view drive = powershell ? command.substr(3) : command;
+      drive.size() > 3 && std::isalpha(static_cast<unsigned char>(drive[0])) && drive.substr(1, 2) == ":\\")
+    if (size_t gt = command.find('>'); gt < 160 && (!powershell || command.substr(gt, 2) == "> ")) {
+      command.remove_prefix(gt + 1);
+      if (!command.empty() && command[0] == ' ') command.remove_prefix(1);
+    }
   if (std::string_view c = after_launch_prefixes(command);
       c.substr(0, 4) == "ssh " || c.substr(0, 5) == "srun " || c.substr(0, 8) == "kubectl " || c.substr(0, 3) == "oc ")
     if (auto h = remote_host(c)) return h;

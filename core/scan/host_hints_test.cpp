@@ -51,6 +51,8 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK_FALSE(section_host("copied to C:\\Users\\me> then ssh gpu-node-52 nvidia-smi"));  // a path in a sentence
   CHECK(section_host("C:\\Users\\me> ssh gpu-node-53 nvidia-smi") == "gpu-node-53");
   CHECK_FALSE(section_host("PS C:\\Users\\me> dir"));
+  CHECK(section_host("C:\\Users\\me>ssh root@10.0.3.17 dmesg") == "10.0.3.17");  // cmd.exe: no blank after '>'
+  CHECK_FALSE(section_host("C:\\Users\\me>dir"));
   CHECK(section_host("$ NCCL_DEBUG=INFO srun --nodelist=gpu-8 python t.py") == "gpu-8");
   CHECK_FALSE(section_host("srun: error: gpu-3: task 0: Exited with exit code 1"));
   CHECK_FALSE(section_host("ran it as ops@dgx-03:~$ later"));
