@@ -65,6 +65,12 @@ CITED_BEFORE_COLLECTED = {
     # cuda.peer-access-unsupported's no_match line came from this thread (commit 34c366a, 19:42 on
     # 2026-12-02), before round b19 collected it as an incident that evening (it was held out).
     "https://github.com/sgl-project/sglang/issues/552",
+    # host.toml's machine-check comment lists this thread among its sources since commit 6ef2498
+    # (2026-12-01), before round b28 collected it as an incident on 2026-12-03 (it was held out).
+    "https://github.com/illinois-scicomp/machine-shop-maintenance/issues/66",
+    # an aws-ofi-nccl rule's sample (its title) came from this thread in commit ac0cdf4 (2026-12-03
+    # 07:26), before round b28 collected it as an incident that afternoon (it was held out).
+    "https://github.com/aws/aws-ofi-nccl/issues/584",
 }
 
 
