@@ -130,6 +130,36 @@ size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
   return after + 1;
 }
 
+// Whether a word before a label's ':' or a syslog tag can be a machine's name: not a module, a program,
+// a GPU's index or a counter ("rank3", "step_100").
+bool could_name_machine(std::string_view w) {
+  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
+  // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
+  // ("HGX-H100-13: kernel: ..."); exception and logger names carry neither.
+  const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
+  if (!host_like(w) || (upper && !machine_shape)) return false;
+  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
+                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
+  for (std::string_view m : kModules)
+    if (w.substr(0, m.size()) == m) return false;
+  // Programs whose names carry a digit or a hyphen, as a host's do ("python3: can't open file ..."),
+  // also with a version after a dot ("python3.10:").
+  static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
+                                                   "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
+  if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return false;
+  if (gpu_index_word(w)) return false;
+  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step",
+                                                   "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
+  for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
+    if (w.substr(0, n.size()) == n) {
+      std::string_view rest = w.substr(n.size());
+      if (!rest.empty() && (rest[0] == '_' || rest[0] == '-')) rest.remove_prefix(1);
+      if (std::all_of(rest.begin(), rest.end(), is_digit)) return false;
+    }
+  return true;
+}
+
 // "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
 size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   size_t a = i;
@@ -141,31 +171,8 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
     p.host = w.substr(11);
     return a + 2;
   }
-  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
-  // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
-  // ("HGX-H100-13: kernel: ..."); exception and logger names carry neither.
-  const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
-  if (!host_like(w) || (upper && !machine_shape)) return i;
+  if (!could_name_machine(w)) return i;
   if (redacted_host(w)) return a + 2;  // a label that hides the machine: read past it, name none
-  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
-                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
-  for (std::string_view m : kModules)
-    if (w.substr(0, m.size()) == m) return i;
-  // Programs whose names carry a digit or a hyphen, as a host's do ("python3: can't open file ..."),
-  // also with a version after a dot ("python3.10:").
-  static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
-                                                   "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
-  if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return i;
-  if (gpu_index_word(w)) return i;
-  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step",
-                                                   "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
-  for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
-    if (w.substr(0, n.size()) == n) {
-      std::string_view rest = w.substr(n.size());
-      if (!rest.empty() && (rest[0] == '_' || rest[0] == '-')) rest.remove_prefix(1);
-      if (std::all_of(rest.begin(), rest.end(), is_digit)) return i;
-    }
   p.host = w;
   return a + 2;
 }
@@ -557,6 +564,32 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
 
 }  // namespace
 
+// A syslog record with its date cut off: "rig-6600 kernel: Out of memory: ...", "gpu-7 slurmd[812]: ...".
+// The word before the kernel's tag, or before a daemon's "name[pid]:", is the machine. The offset after
+// the tag, or 0.
+static size_t dateless_syslog_host(std::string_view s, LinePrefix& p) {
+  size_t a = 0;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == 0 || a + 1 >= s.size() || s[a] != ' ') return 0;
+  std::string_view host = s.substr(0, a);
+  if (!could_name_machine(host) || redacted_host(host)) return 0;
+  size_t t = a + 1;
+  while (t < s.size() && (host_char(s[t]) || s[t] == '/')) ++t;
+  if (t == a + 1 || t >= s.size()) return 0;
+  if (s[t] == '[') {  // "name[pid]:"
+    size_t close = s.find(']', t);
+    if (close == std::string_view::npos || close == t + 1 ||
+        !std::all_of(s.begin() + t + 1, s.begin() + close, is_digit))
+      return 0;
+    t = close + 1;
+  } else if (s.substr(a + 1, t - a - 1) != "kernel") {
+    return 0;
+  }
+  if (t + 1 >= s.size() || s[t] != ':' || s[t + 1] != ' ') return 0;
+  p.host = host;
+  return t + 2;
+}
+
 LinePrefix parse_line_prefix(std::string_view s) {
   LinePrefix p = parse_prefix_at(s);
   if (!says_something(p) && p.rank < 0 && p.task < 0 && !s.empty() && (s[0] == ' ' || s[0] == '\t' || s[0] == '>')) {
@@ -570,6 +603,11 @@ LinePrefix parse_line_prefix(std::string_view s) {
     }
   }
   if (!p.host.empty()) return p;
+  if (!says_something(p) && p.rank < 0 && p.task < 0)
+    if (size_t e = dateless_syslog_host(s, p)) {
+      p.message_offset = e;
+      return p;
+    }
   // No machine named yet: a syslog header may sit behind a wrapper (a grep file name, an alert or a
   // forwarder's own stamp and tag). Its host counts; the outer time, when there is one, stays.
   if (auto q = behind_wrapper(s)) {

@@ -479,3 +479,18 @@ TEST_CASE("serving and orchestration loggers' stamps: vLLM, SGLang, Ray, a level
   // A bracket that only starts with a date is no stamp.
   CHECK_FALSE(parse_line_prefix("[2025-02-23 is the day we [re]started]").civil);
 }
+
+TEST_CASE("a syslog record with its date cut off: the word before the kernel's or a daemon's tag") {
+  LinePrefix p = parse_line_prefix("rig-6600 kernel: Out of memory: Killed process 13994 (python)");
+  CHECK(p.host == "rig-6600");
+  CHECK(std::string_view("rig-6600 kernel: Out of memory: Killed process 13994 (python)").substr(p.message_offset) ==
+        "Out of memory: Killed process 13994 (python)");
+  CHECK(parse_line_prefix("gpu-node-7 slurmd[812]: error: Node configuration differs from hardware").host == "gpu-node-7");
+  CHECK(parse_line_prefix("HGX-H100-13 kernel: NVRM: Xid (PCI:0000:b9:00): 79").host == "HGX-H100-13");
+  // Neither a program with words after it nor a sentence names a machine.
+  CHECK(parse_line_prefix("python3 train.py: error: unrecognized arguments").host.empty());
+  CHECK(parse_line_prefix("Linux kernel: 6.8.0-49-generic").host.empty());
+  CHECK(parse_line_prefix("the kernel: it panicked").host.empty());
+  CHECK(parse_line_prefix("node-xx kernel: Out of memory").host.empty());  // redacted
+  CHECK(parse_line_prefix("torch.distributed worker[3]: started").host.empty());  // a module, not a machine
+}
