@@ -288,6 +288,15 @@ TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[g
        "gpub003"},
       // An ssh typed from a Windows terminal: the target's output.
       {"pasted.log", "PS C:\\Users\\me> ssh admin@gpu-node-49 dmesg\n[12345.678] " + xid + "\n", "gpu-node-49"},
+      // A syslog record with its date cut off, a logfmt record, a Grafana export's label set.
+      {"pasted.log", "rig-6600 kernel: " + xid + "\n", "rig-6600"},
+      {"pasted.log", "time=\"2024-03-14T09:41:07Z\" host=gpu-node-61 level=error msg=\"" + xid + "\"\n", "gpu-node-61"},
+      {"pasted.log", "2024-03-14 09:41:07.123\t{host=\"gpu-node-62\", job=\"varlogs\"}\tkernel: " + xid + "\n", "gpu-node-62"},
+      // Per-host headers: a host alone with a colon, Ansible's, pssh's.
+      {"pasted.log", "gpu-node-63:\n[12345.678] " + xid + "\n", "gpu-node-63"},
+      {"pasted.log", "gpu-node-64 | FAILED | rc=1 >>\n[12345.678] " + xid + "\n", "gpu-node-64"},
+      {"pasted.log", "[1] 10:41:07 [FAILURE] gpu-node-65 Exited with error code 1\n[12345.678] " + xid + "\n", "gpu-node-65"},
+      {"pasted.log", "gpu-operator:\n[12345.678] " + xid + "\n", ""},  // a YAML key, not a machine
       // Names that are not machines: a program's output file, a template's placeholder.
       {"e3sm.log", "[12345.678] " + xid + "\n", ""},
       {"overlap.30.out-30", "[12345.678] " + xid + "\n", ""},

@@ -208,6 +208,30 @@ std::optional<std::string_view> header_host(std::string_view line) {
   return std::nullopt;
 }
 
+// A per-host section's header as parallel shells and hand-made pastes print it: a host alone with a
+// colon ("gpu-node-3:", pdsh -b and people pasting several nodes' output), Ansible's "gpu-node-3 | FAILED
+// | rc=1 >>", pssh -i's "[1] 10:41:07 [FAILURE] gpu-node-3 Exited with error code 1".
+std::optional<std::string_view> parallel_shell_header(std::string_view line) {
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
+  if (line.size() > 1 && line.back() == ':' && line.find(' ') == std::string_view::npos) {
+    // Only a name shaped as a cluster's machines are (node05, gpu-a-07, 10.0.3.17: digits at its end):
+    // a YAML key alone on its line ("gpu-operator:", "ipv4:") is not one.
+    std::string_view w = line.substr(0, line.size() - 1);
+    const bool machine_shaped = w.size() >= 4 && std::isdigit(static_cast<unsigned char>(w.back())) && w != "ipv4" && w != "ipv6";
+    if (machine_shaped && could_name_machine(w) && !redacted_host(w)) return w;
+    return std::nullopt;
+  }
+  static const RE2 ansible(R"(^([\w.-]+) \| (?:CHANGED|SUCCESS|FAILED!?|UNREACHABLE!?)(?: \| rc=-?\d+)?(?: >>| => \{)?\s*$)");
+  static const RE2 pssh(R"(^\[\d+\] \d\d:\d\d:\d\d \[(?:SUCCESS|FAILURE)\] ([\w.-]+)(?: |$))");
+  re2::StringPiece in(line.data(), line.size()), host;
+  const bool maybe_ansible = line.find(" | ") != std::string_view::npos;
+  if ((maybe_ansible && RE2::PartialMatch(in, ansible, &host)) || (line[0] == '[' && RE2::PartialMatch(in, pssh, &host))) {
+    std::string_view h(host.data(), host.size());
+    if (could_name_machine(h) && !redacted_host(h)) return h;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string_view> section_host(std::string_view line) {
@@ -249,6 +273,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
   if (line.substr(0, 5) == "Node:" && RE2::PartialMatch(in, k8s_node, &host) && lower_host(std::string_view(host.data(), host.size())))
     return std::string_view(host.data(), host.size());
   if (line.substr(0, 4) == "==> ") return header_host(line);
+  if (auto h = parallel_shell_header(line)) return h;
   // scontrol show node's block: "NodeName=gpu-7 Arch=..." heads the node's State= and Reason= lines
   // (indented with them when the paste is).
   if (std::string_view n = line.substr(std::min(line.size(), line.find_first_not_of(" \t"))); n.substr(0, 9) == "NodeName=") {
@@ -337,8 +362,9 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 }  // namespace
 
 // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
-// " debug node/", "Node:", head/tail's "==> ", scontrol's "NodeName=") and start with a prompt's
-// characters are parsed: the rest are skipped by byte search.
+// " debug node/", "Node:", head/tail's "==> ", scontrol's "NodeName=", a colon ending the line, an
+// Ansible or pssh status) and start with a prompt's characters are parsed: the rest are skipped by
+// byte search.
 template <class Visit>
 void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
   for (size_t pos = from; pos < limit && pos < buf_.size();) {
@@ -371,7 +397,9 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/", "==> ", "NodeName="});
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/", "==> ", "NodeName=",
+                                                              ":\n", ":\r\n", " | FAILED", " | CHANGED", " | SUCCESS",
+                                                              " | UNREACHABLE", " [FAILURE] ", " [SUCCESS] "});
   auto refresh = [&](size_t& next, auto&& find) {
     // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
     if (next < from || next == kUnsearched) next = find();

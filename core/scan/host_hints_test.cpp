@@ -54,6 +54,20 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("C:\\Users\\me>ssh root@10.0.3.17 dmesg") == "10.0.3.17");  // cmd.exe: no blank after '>'
   CHECK_FALSE(section_host("C:\\Users\\me>dir"));
   CHECK(section_host("$ NCCL_DEBUG=INFO srun --nodelist=gpu-8 python t.py") == "gpu-8");
+  // Parallel shells' and hand-made per-host headers.
+  CHECK(section_host("gpu-node-3:") == "gpu-node-3");
+  CHECK(section_host("gpu-node-3 | FAILED | rc=1 >>") == "gpu-node-3");
+  CHECK(section_host("10.0.3.17 | UNREACHABLE! => {") == "10.0.3.17");
+  CHECK(section_host("[1] 10:41:07 [FAILURE] gpu-node-4 Exited with error code 1") == "gpu-node-4");
+  CHECK_FALSE(section_host("Traceback (most recent call last):"));
+  CHECK_FALSE(section_host("Output:"));
+  CHECK_FALSE(section_host("e.g.:"));
+  CHECK_FALSE(section_host("rank-3:"));
+  CHECK_FALSE(section_host("node-xx:"));  // redacted
+  CHECK_FALSE(section_host("gpu-operator:"));  // a YAML key
+  CHECK_FALSE(section_host("ipv4:"));
+  CHECK(section_host("10.0.3.17:") == "10.0.3.17");
+  CHECK_FALSE(section_host("| col | FAILED |"));
   CHECK_FALSE(section_host("srun: error: gpu-3: task 0: Exited with exit code 1"));
   CHECK_FALSE(section_host("ran it as ops@dgx-03:~$ later"));
   CHECK_FALSE(section_host("sshd[812]: Accepted publickey for ops"));
@@ -167,4 +181,16 @@ TEST_CASE("a file's section host at each line: the last section line above it, f
   CHECK(h.section_at(starts[3], &where) == "gpu-b-02");  // the line itself opens the section
   CHECK(h.section_at(starts[2], &where) == "gpu-a-01");  // back again
   CHECK(h.section_at(starts[6], &where) == "gpu-c-03");
+}
+
+TEST_CASE("parallel shells' per-host headers open sections in a file") {
+  const std::string buf =
+      "[1] 10:41:07 [FAILURE] gpu-node-65 Exited with error code 1\n[12345.678] NVRM: Xid 79\n"
+      "gpu-node-66 | FAILED | rc=1 >>\n[12345.679] NVRM: Xid 79\n"
+      "gpu-node-67:\n[12345.680] NVRM: Xid 79\n";
+  FileHosts h(buf);
+  size_t second = buf.find("[12345.678]"), fourth = buf.find("[12345.679]"), sixth = buf.find("[12345.680]");
+  CHECK(h.section_at(second, nullptr) == "gpu-node-65");
+  CHECK(h.section_at(fourth, nullptr) == "gpu-node-66");
+  CHECK(h.section_at(sixth, nullptr) == "gpu-node-67");
 }

@@ -34,3 +34,34 @@ TEST_CASE("json record: journald fields first, else host and time fields, else t
   CHECK(d.host == "gpu-7");
   CHECK(d.pid == 1);
 }
+
+TEST_CASE("logfmt records (logrus, Vector): time and host fields, else the message's prefix") {
+  const std::string_view r =
+      R"(time="2026-05-28T08:32:40Z" level=info msg="gpuid[0] is set to unhealthy" host=gpu-node-3 func="x.go:191")";
+  CHECK(logfmt_record(r));
+  CHECK(logfmt_field(r, "level") == std::optional<std::string_view>("info"));
+  CHECK(logfmt_field(r, "msg") == std::optional<std::string_view>("gpuid[0] is set to unhealthy"));
+  CHECK_FALSE(logfmt_field(r, "missing"));
+  LinePrefix p = parse_line_prefix(r);
+  CHECK(p.host == "gpu-node-3");
+  REQUIRE(p.civil);
+  CHECK(p.civil->year == 2026);
+  CHECK(p.civil->hour == 8);
+  // No host field: the message's NCCL prefix names the machine.
+  LinePrefix q = parse_line_prefix(R"(ts=2024-03-14T09:41:07.5Z level=error msg="gpu-7:12:34 [0] NCCL WARN x")");
+  CHECK(q.host == "gpu-7");
+  CHECK_FALSE(logfmt_record("timeout=30 level=info"));
+  CHECK_FALSE(logfmt_record("the time=now"));
+}
+
+TEST_CASE("a Loki label set after the stamp names the stream's machine") {
+  LinePrefix p = parse_line_prefix("2024-03-14 09:41:07.123\t{host=\"gpu-node-3\", job=\"varlogs\"}\tkernel: NVRM: Xid 79");
+  CHECK(p.host == "gpu-node-3");
+  REQUIRE(p.civil);
+  CHECK(p.civil->minute == 41);
+  CHECK(parse_line_prefix("2024-03-14T09:41:07Z {instance=\"10.0.3.17:9100\"} x").host == "10.0.3.17");
+  CHECK(parse_line_prefix("2024-03-14T09:41:07Z {job=\"varlogs\"} x").host.empty());
+  std::string_view none;
+  CHECK(label_set("{not a label set}", 0, &none) == 0);
+  CHECK(label_set("{a=\"b\"", 0, &none) == 0);  // never closed
+}

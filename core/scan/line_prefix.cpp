@@ -16,7 +16,6 @@ bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size(
 
 constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
 
-bool host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
 
 bool is_level_word(std::string_view w) {
   for (std::string_view l : {"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL", "TRACE", "NOTICE"})
@@ -92,19 +91,6 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   return true;
 }
 
-// "train.py", "run.sh", "main.cu": a script or file name before a colon ("train.py: error: ..."
-// from argparse, "run.sh: line 3: ..." from bash) names no machine. Only a one-dot name: a host's
-// domain ("node1.cluster.py") keeps its dots.
-bool file_name_like(std::string_view w) {
-  static constexpr std::string_view kExtensions[] = {
-      "py", "sh", "bash", "c", "cc", "cpp", "cxx", "cu", "cuh", "h", "hpp", "pl", "rb", "js", "go", "rs", "java", "lua",
-      "jl", "ipynb", "log", "txt", "out", "err", "json", "yaml", "yml", "toml", "cfg", "ini", "conf", "csv", "md", "so",
-      "o", "exe", "pt", "pth", "ckpt", "bin", "safetensors", "zip", "gz", "tar", "whl"};
-  size_t dot = w.find('.');
-  if (dot == std::string_view::npos || w.find('.', dot + 1) != std::string_view::npos) return false;
-  std::string_view ext = w.substr(dot + 1);
-  return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
-}
 
 
 // Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
@@ -130,35 +116,6 @@ size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
   return after + 1;
 }
 
-// Whether a word before a label's ':' or a syslog tag can be a machine's name: not a module, a program,
-// a GPU's index or a counter ("rank3", "step_100").
-bool could_name_machine(std::string_view w) {
-  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
-  // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
-  // ("HGX-H100-13: kernel: ..."); exception and logger names carry neither.
-  const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
-  if (!host_like(w) || (upper && !machine_shape)) return false;
-  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
-                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
-  for (std::string_view m : kModules)
-    if (w.substr(0, m.size()) == m) return false;
-  // Programs whose names carry a digit or a hyphen, as a host's do ("python3: can't open file ..."),
-  // also with a version after a dot ("python3.10:").
-  static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
-                                                   "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
-  if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return false;
-  if (gpu_index_word(w)) return false;
-  static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step",
-                                                   "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
-  for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
-    if (w.substr(0, n.size()) == n) {
-      std::string_view rest = w.substr(n.size());
-      if (!rest.empty() && (rest[0] == '_' || rest[0] == '-')) rest.remove_prefix(1);
-      if (std::all_of(rest.begin(), rest.end(), is_digit)) return false;
-    }
-  return true;
-}
 
 // "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
 size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
@@ -180,51 +137,8 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
 
 }  // namespace
 
-// A paste's stand-in for a machine it hid: "xxx", "XXXX", "xxx-xxx", "node-xx", "gpu-node-X", "hostname".
-// No machine: a finding under it has an unknown host (and may take its peer's), not a made-up one.
-bool redacted_host(std::string_view w) {
-  auto is_x = [](char c) { return c == 'x' || c == 'X'; };
-  auto equals = [&](std::string_view word) {  // case-insensitive
-    return w.size() == word.size() &&
-           std::equal(w.begin(), w.end(), word.begin(), [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-  };
-  if (equals("hostname") || equals("host") || equals("your-host") || equals("yourhost") || equals("myhost")) return true;
-  if (std::any_of(w.begin(), w.end(), is_digit)) return false;
-  // A template's placeholder left in the paste: "SERVER_NAME", "NODE_NAME", "HOST_NAME".
-  auto upper_or_underscore = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
-  if (w.size() >= 4 && std::all_of(w.begin(), w.end(), upper_or_underscore) &&
-      (w.find("NAME") != std::string_view::npos || w.find("HOST") != std::string_view::npos || w.find("NODE") != std::string_view::npos))
-    return true;
-  size_t dash = w.find_last_of("-_.");
-  std::string_view last = w.substr(dash == std::string_view::npos ? 0 : dash + 1);
-  bool all_x = !last.empty() && std::all_of(last.begin(), last.end(), is_x);
-  return all_x && (dash != std::string_view::npos || std::count_if(w.begin(), w.end(), is_x) >= 2);
-}
 
-// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
-// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
-bool host_like(std::string_view w) {
-  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
-  bool marked = false, alpha_or_ip = false;
-  for (char c : w) {
-    if (!host_char(c)) return false;
-    if (is_digit(c) || c == '-' || c == '.') marked = true;
-    if (std::isalpha(static_cast<unsigned char>(c))) alpha_or_ip = true;
-  }
-  bool ipv4 = std::count(w.begin(), w.end(), '.') == 3 && std::all_of(w.begin(), w.end(), [](char c) { return is_digit(c) || c == '.'; });
-  // A number's first label ("3600.412s:", Flux's elapsed time) is a duration, not a machine.
-  std::string_view first = w.substr(0, w.find('.'));
-  if (!ipv4 && first.size() < w.size() && std::all_of(first.begin(), first.end(), is_digit)) return false;
-  return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-' && !file_name_like(w);
-}
 
-bool gpu_index_word(std::string_view w) {
-  if (w.substr(0, 3) != "gpu" && w.substr(0, 3) != "GPU") return false;
-  std::string_view n = w.substr(3);
-  if (!n.empty() && (n[0] == '_' || n[0] == '-')) n.remove_prefix(1);
-  if (n.empty() || n.size() > 2 || !std::all_of(n.begin(), n.end(), is_digit)) return false;
-  return n.size() == 1 || (n[0] != '0' && (n[0] - '0') * 10 + (n[1] - '0') < 16);
-}
 
 namespace {
 
@@ -243,6 +157,17 @@ size_t host_then_program(std::string_view s, size_t i, LinePrefix& p) {
 // Each reader below looks for one kind of prefix at s[i]: where the next prefix may start when it
 // read one (blanks after it skipped), or nothing.
 using Next = std::optional<size_t>;
+
+// A Loki label set after the line's stamp (json_record's label_set): its machine, when it names one.
+Next loki_labels(std::string_view s, size_t i, LinePrefix& p) {
+  while (i < s.size() && s[i] == '\t') ++i;  // Grafana separates the stamp, the labels and the line by tabs
+  if (i >= s.size() || s[i] != '{') return std::nullopt;
+  std::string_view host;
+  size_t after = label_set(s, i, &host);
+  if (after == i) return std::nullopt;
+  if (p.host.empty() && !host.empty()) p.host = host;
+  return after;
+}
 
 // "YYYY-MM-DD HH:MM:SS": an ISO stamp this long holds a clock, not a bare date.
 constexpr size_t kDateAndClock = 19;
@@ -503,6 +428,7 @@ bool level_stamp(std::string_view r, LinePrefix& p) {
 LinePrefix parse_prefix_at(std::string_view s) {
   LinePrefix p;
   if (!s.empty() && s[0] == '{') return json_record_prefix(s, parse_prefix_at);
+  if (logfmt_record(s)) return logfmt_record_prefix(s, parse_prefix_at);
   size_t i = 0;
   bool first = true;  // srun's label is the line's first prefix, or the first after a viewer's column
   for (int guard = 0; guard < 8 && i < s.size(); ++guard) {
@@ -519,6 +445,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
     if (!next) next = ray_label(s, i, p);
     if (!next) next = plain_stamp(s, i, p);
     if (!next) next = bracketed_stamp(s, i, p);
+    if (!next && i > 0) next = loki_labels(s, i, p);
     if (next) {
       i = *next;
       continue;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/base/time.hpp"
+#include "core/scan/host_word.hpp"
 #include "core/scan/written_time.hpp"
 
 namespace attribution {
@@ -33,17 +34,6 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
-// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
-// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
-bool host_like(std::string_view w);
-
-// A paste's stand-in for a machine it hid ("xxx", "node-xx", "hostname", a template's "SERVER_NAME"):
-// no machine.
-bool redacted_host(std::string_view w);
-
-// "gpu0", "gpu-3", "gpu_12": a GPU's index, not a machine. GPUs per node are counted below 16 and
-// written without leading zeros; "gpu042", "gpu-049", "gpu01" and "gpu17" are machines' names.
-bool gpu_index_word(std::string_view w);
 
 
 // Where a line's time comes from when its prefix is not absolute.

@@ -1,0 +1,29 @@
+#pragma once
+// Which words name machines: the test every reader of a line's prefix, a file's name or a prompt puts
+// to a word before it takes the word as a host.
+#include <string_view>
+
+namespace attribution {
+
+// The bytes of a host name as logs print it: letters, digits, '-', '_', '.'.
+inline bool host_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+// A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
+// '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
+bool host_like(std::string_view w);
+
+// A paste's stand-in for a machine it hid ("xxx", "node-xx", "hostname", a template's "SERVER_NAME"):
+// no machine.
+bool redacted_host(std::string_view w);
+
+// "gpu0", "gpu-3", "gpu_12": a GPU's index, not a machine. GPUs per node are counted below 16 and
+// written without leading zeros; "gpu042", "gpu-049", "gpu01" and "gpu17" are machines' names.
+bool gpu_index_word(std::string_view w);
+
+// Whether a word before a label's ':' or a syslog tag can be a machine's name: host_like, and not a
+// Python module, a program, a GPU's index or a counter ("rank3", "step_100").
+bool could_name_machine(std::string_view w);
+
+}  // namespace attribution

@@ -1,0 +1,22 @@
+#include "core/scan/host_word.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace attribution;
+
+TEST_CASE("a machine's name, and the words shaped like one that are not") {
+  CHECK(host_like("gpu-node-3"));
+  CHECK(host_like("10.0.3.17"));
+  CHECK(host_like("ip-10-0-0-7.ec2.internal"));
+  CHECK_FALSE(host_like("RuntimeError"));  // neither digit, '-' nor '.'
+  CHECK_FALSE(host_like("train.py"));      // a script's name
+  CHECK_FALSE(host_like("3600.412s"));     // a duration
+  CHECK(could_name_machine("rig-6600"));
+  CHECK(could_name_machine("HGX-H100-13"));        // upper case with a digit and a hyphen: gethostname's
+  CHECK_FALSE(could_name_machine("CUDA12"));       // upper case without a hyphen
+  CHECK_FALSE(could_name_machine("torch.distributed"));
+  CHECK_FALSE(could_name_machine("python3.10"));
+  CHECK_FALSE(could_name_machine("gpu3"));         // a GPU's index
+  CHECK_FALSE(could_name_machine("rank-12"));      // a counter
+  CHECK(could_name_machine("gpu17"));              // more GPUs than a node holds: a machine
+}
