@@ -296,6 +296,17 @@ Next syslog_priority(std::string_view s, size_t i, LinePrefix& p) {
   return j;
 }
 
+// A zone's abbreviation before a blank ("UTC ", "CEST "): its length, or 0. A known one only: a level or a
+// program in capitals ("INFO", "NCCL") is the message's.
+size_t zone_abbreviation(std::string_view r) {
+  static constexpr std::string_view kZones[] = {"UTC", "GMT", "CET", "CEST", "EET", "EEST", "WET", "WEST", "BST", "IST",
+                                                "PST", "PDT", "MST", "MDT", "CST", "CDT", "EST", "EDT", "JST", "KST",
+                                                "HKT", "SGT", "AEST", "AEDT", "MSK"};
+  size_t n = r.find(' ');
+  if (n == std::string_view::npos || n < 3 || n > 4) return 0;
+  return std::find(std::begin(kZones), std::end(kZones), r.substr(0, n)) != std::end(kZones) ? n : 0;
+}
+
 // Unbracketed stamps: Go's and Python's slash dates, date(1), ISO 8601 (a collector's stamp,
 // journal short-iso, dmesg --time-format=iso; a syslog host and tag may follow), RFC 3164.
 Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
@@ -313,8 +324,12 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
   if (is_digit(r[0])) {
     size_t used = 0;
     if (auto iso = parse_iso8601(r, &used)) {
-      saw(p, *iso);
       size_t j = skip_blanks(s, i + used);
+      // A zone's abbreviation after the clock ("2025-03-14 09:41:07 UTC ..."): part of the stamp, no host.
+      const size_t zone = zone_abbreviation(s.substr(j));
+      if (zone && !iso->utc_offset_s && (starts(s.substr(j), "UTC") || starts(s.substr(j), "GMT"))) iso->utc_offset_s = 0;
+      saw(p, *iso);
+      if (zone) j = skip_blanks(s, j + zone);
       // `kubectl logs --timestamps` before a Go program's glog header ("I0809 13:32:51.873541"):
       // the level and date are no host; the header is read next as a stamp of its own.
       if (CivilTime g; glog_time(s, j, g)) return j;

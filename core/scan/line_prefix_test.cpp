@@ -494,3 +494,14 @@ TEST_CASE("a syslog record with its date cut off: the word before the kernel's o
   CHECK(parse_line_prefix("node-xx kernel: Out of memory").host.empty());  // redacted
   CHECK(parse_line_prefix("torch.distributed worker[3]: started").host.empty());  // a module, not a machine
 }
+
+TEST_CASE("a zone's abbreviation after an ISO stamp is part of the stamp, not a host") {
+  LinePrefix p = parse_line_prefix("2025-03-14 09:41:07 UTC NVRM: Xid (PCI:0000:b9:00): 79");
+  CHECK(p.host.empty());
+  REQUIRE(p.civil);
+  CHECK(p.civil->utc_offset_s == std::optional<int>(0));
+  CHECK(parse_line_prefix("2025-03-14 09:41:07 CEST gpu-7 kernel: x").host == "gpu-7");  // a syslog header after the zone
+  // A level word in capitals stays the message's.
+  CHECK(parse_line_prefix("2025-03-14 09:41:07 INFO starting").host.empty());
+  CHECK(parse_line_prefix("2025-03-14T09:41:07Z gpu-node-8 kernel: x").host == "gpu-node-8");
+}
