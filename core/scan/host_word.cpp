@@ -38,6 +38,11 @@ bool host_like(std::string_view w) {
   // A number's first label ("3600.412s:", Flux's elapsed time) is a duration, not a machine.
   std::string_view first = w.substr(0, w.find('.'));
   if (!ipv4 && first.size() < w.size() && std::all_of(first.begin(), first.end(), is_digit)) return false;
+  // A version's later label starts with a digit ("cuda-12.1", "v2.18.3-1", "llama-3.1-70b",
+  // "ubuntu-22.04"); a machine's domain labels do not ("node1.cluster", "ip-10-0-0-7.ec2.internal").
+  if (!ipv4)
+    for (size_t dot = w.find('.'); dot != std::string_view::npos; dot = w.find('.', dot + 1))
+      if (dot + 1 < w.size() && is_digit(w[dot + 1])) return false;
   return marked && (alpha_or_ip || ipv4) && w.back() != '.' && w.back() != '-' && !file_name_like(w);
 }
 
@@ -50,6 +55,8 @@ bool redacted_host(std::string_view w) {
            std::equal(w.begin(), w.end(), word.begin(), [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
   };
   if (equals("hostname") || equals("host") || equals("your-host") || equals("yourhost") || equals("myhost")) return true;
+  // The loopback name says which machine to no one reading the paste.
+  if (equals("localhost") || equals("localhost.localdomain")) return true;
   if (std::any_of(w.begin(), w.end(), is_digit)) return false;
   // A template's placeholder left in the paste: "SERVER_NAME", "NODE_NAME", "HOST_NAME".
   auto upper_or_underscore = [](char c) { return (c >= 'A' && c <= 'Z') || c == '_'; };
@@ -87,6 +94,9 @@ bool could_name_machine(std::string_view w) {
                                                    "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
   if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return false;
   if (gpu_index_word(w)) return false;
+  // A GPU architecture's name ("sm_90", "gfx90a", "compute_80"), not a machine.
+  for (std::string_view arch : {"sm_", "gfx", "compute_"})
+    if (w.substr(0, arch.size()) == arch && w.size() > arch.size() && is_digit(w[arch.size()])) return false;
   static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step",
                                                    "epoch", "iteration", "iter", "batch", "line", "task", "worker"};
   for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines

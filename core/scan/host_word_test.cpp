@@ -19,4 +19,14 @@ TEST_CASE("a machine's name, and the words shaped like one that are not") {
   CHECK_FALSE(could_name_machine("gpu3"));         // a GPU's index
   CHECK_FALSE(could_name_machine("rank-12"));      // a counter
   CHECK(could_name_machine("gpu17"));              // more GPUs than a node holds: a machine
+  // Versions and GPU architectures are shaped like names and are none.
+  CHECK_FALSE(host_like("cuda-12.1"));
+  CHECK_FALSE(host_like("v2.18.3-1"));
+  CHECK_FALSE(host_like("llama-3.1-70b"));
+  CHECK_FALSE(host_like("Qwen2.5-7B"));
+  CHECK(host_like("node1.cluster.local"));
+  CHECK(host_like("ip-10-0-0-7.us-west-2.compute.internal"));
+  CHECK_FALSE(could_name_machine("sm_90"));
+  CHECK_FALSE(could_name_machine("gfx90a"));
+  CHECK(redacted_host("localhost"));
 }
