@@ -61,9 +61,10 @@ bool numeric(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-// Counters, versions and model sizes in file names: "rank3", "v2", "llama3", "70b", "gpu3".
+// Counters, versions, model sizes and network interfaces in file names: "rank3", "v2", "llama3", "70b",
+// "gpu3", "ib0".
 bool counter_word(std::string_view w) {
-  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|cuda|python|py|llama|gpt|qwen|mistral|mixtral|gemma|deepseek|bloom|falcon|phi|glm|chatglm|internlm|olmo|pythia|whisper|yolov|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
+  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|ib|eth|bond|hsn|mlx|cuda|python|py|llama|gpt|qwen|mistral|mixtral|gemma|deepseek|bloom|falcon|phi|glm|chatglm|internlm|olmo|pythia|whisper|yolov|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
   return numeric(w) || gpu_index_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
 }
 
@@ -78,17 +79,35 @@ std::vector<std::string> split(const std::string& s, const char* seps) {
   return out;
 }
 
+// The '_', '.' and ' ' separated parts of a file name, except that a '.' between two digits joins a
+// version ("llama-3.1-8b", "cuda-12.1") instead of splitting it into a fake machine ("llama-3").
+std::vector<std::string> name_parts(const std::string& lower) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  for (size_t i = 0; i <= lower.size(); ++i) {
+    bool version_dot = i < lower.size() && lower[i] == '.' && i > 0 && i + 1 < lower.size() &&
+                       std::isdigit(static_cast<unsigned char>(lower[i - 1])) && std::isdigit(static_cast<unsigned char>(lower[i + 1]));
+    if (i == lower.size() || ((lower[i] == '_' || lower[i] == '.' || lower[i] == ' ') && !version_dot)) {
+      if (i > b) out.push_back(lower.substr(b, i - b));
+      b = i + 1;
+    }
+  }
+  return out;
+}
+
 // One '_' or '.' separated part of a file name: the machine it names once log kinds (and the
 // counters beside them) are peeled off its ends, or empty. `peeled` says a machine's own log kind
 // (dmesg, syslog, ...) was removed: a name beside it is a machine even without a digit.
 std::string machine_in_part(const std::string& part, bool& peeled) {
   std::vector<std::string> w = split(part, "-");
+  bool machine_kind_here = false;
   auto peel = [&](bool front) {
     // Counters next to a kind word go with it ("dmesg-2"); alone they belong to the name ("iam06-1").
     size_t n = 0;
     while (n < w.size() && numeric(front ? w[n] : w[w.size() - 1 - n])) ++n;
     if (n < w.size() && kind_word(front ? w[n] : w[w.size() - 1 - n])) {
-      peeled = peeled || machine_kind_word(front ? w[n] : w[w.size() - 1 - n]);
+      machine_kind_here = machine_kind_here || machine_kind_word(front ? w[n] : w[w.size() - 1 - n]);
+      peeled = peeled || machine_kind_here;
       if (front) w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n + 1));
       else w.resize(w.size() - n - 1);
       return true;
@@ -98,7 +117,7 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   while (!w.empty() && (peel(true) || peel(false))) {
   }
   // "node-21", "host-3", "compute-0-12", "gpu-node-5": machine words and numbers after them name a machine
-  // (not "gpu-3", a GPU's index).
+  // (not "gpu-3", a GPU's index, unless a machine's own log kind is beside it: "kern-gpu-7").
   auto machine_word = [](const std::string& x) {
     return x == "node" || x == "host" || x == "compute" || x == "gpu" || x == "server" || x == "worker";
   };
@@ -107,7 +126,7 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   std::string joined;
   for (const auto& x : w) joined += (joined.empty() ? "" : "-") + x;
   bool machine_numbered = words >= 1 && words < w.size() && std::all_of(w.begin() + words, w.end(), numeric) &&
-                          !gpu_index_word(joined);
+                          (!gpu_index_word(joined) || machine_kind_here);
   bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
   if (w.empty() || (all_common && !machine_numbered)) return "";
   return joined;
@@ -119,7 +138,11 @@ std::string address_in_name(const std::string& lower) {
   static const std::set<std::string, std::less<>> kSuffixes = {"internal", "local", "localdomain", "lan", "com",
                                                                 "net", "org", "edu", "gov", "cluster", "io", "ai"};
   std::vector<std::string> found;
-  for (const std::string& part : split(lower, "_ ")) {
+  for (std::string part : split(lower, "_ ")) {
+    // "dmesg-10.0.3.17": a log kind before an address.
+    if (size_t dash = part.rfind('-'); dash != std::string::npos && kind_word(part.substr(0, dash)) && dash + 1 < part.size() &&
+                                       std::isdigit(static_cast<unsigned char>(part[dash + 1])))
+      part = part.substr(dash + 1);
     std::vector<std::string> labels = split(part, ".");
     if (labels.size() < 3 || labels.size() != static_cast<size_t>(std::count(part.begin(), part.end(), '.')) + 1) continue;
     bool ipv4 = labels.size() == 4 && std::all_of(labels.begin(), labels.end(), [](const std::string& x) {
@@ -329,7 +352,7 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   // nothing. One candidate left, with a digit or beside a log kind, is the host.
   std::vector<std::string> kept;
   bool peeled = false;
-  for (const std::string& part : split(lower, "_. ")) {
+  for (const std::string& part : name_parts(lower)) {
     std::string m = machine_in_part(part, peeled);
     if (!m.empty()) kept.push_back(m);
   }
@@ -344,6 +367,7 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   // "t5xxl.log" names a program or a model, unless a machine's log kind beside it says the rest is a
   // machine ("dmesg-e3sm.txt").
   if (!peeled && has_digit && !std::isdigit(static_cast<unsigned char>(h.back()))) return "";
+  if (h.find('.') != std::string::npos) return "";  // a version kept whole ("cuda-12.1"), not a machine
   return as_spelled(h);
 }
 

@@ -122,13 +122,17 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/gpu7.cluster.local.log", none) == "gpu7");
   CHECK(host_from_file_name("x/torch-2.1.0.1.log", none).empty());
   CHECK(host_from_file_name("x/10.0.0.5_to_10.0.0.6.log", none).empty());  // two: no guess
+  CHECK(host_from_file_name("x/dmesg-10.0.3.17.txt", none) == "10.0.3.17");
+  CHECK(host_from_file_name("x/kern-gpu-7.log", none) == "gpu-7");  // beside a machine's own log: a machine
+  CHECK(host_from_file_name("x/nvidia-bug-report_gpu-node-3_2024-03-14.log", none) == "gpu-node-3");
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
                                "barrier-count.txt", "2025-03-14.log", "nvidia-smi-query.txt", "fi_log_debug.txt",
                                "e3sm.log", "t5xxl.log", "qwen2.5-7b.log", "train_llama3.log", "gpt2.log",
                                "resnet50.log", "yolov5_run2.log", "overlap.30.out-30", "gemini_logs.log",
-                               "pasted-aocc.log"})
+                               "pasted-aocc.log", "train_llama-3.1-8b.log", "run_cuda-12.1.log", "ib0-errors.txt",
+                               "eth1.log", "mlx5_0-counters.txt"})
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
   std::set<std::string> nodes{"node03", "node12"};
   CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");
