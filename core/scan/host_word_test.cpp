@@ -18,6 +18,8 @@ TEST_CASE("a machine's name, and the words shaped like one that are not") {
   CHECK_FALSE(could_name_machine("python3.10"));
   CHECK_FALSE(could_name_machine("gpu3"));         // a GPU's index
   CHECK_FALSE(could_name_machine("rank-12"));      // a counter
+  CHECK_FALSE(could_name_machine("stage-1"));      // a pipeline stage
+  CHECK_FALSE(could_name_machine("shard_3"));
   CHECK(could_name_machine("gpu17"));              // more GPUs than a node holds: a machine
   // Versions and GPU architectures are shaped like names and are none.
   CHECK_FALSE(host_like("cuda-12.1"));
