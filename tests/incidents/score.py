@@ -8,6 +8,7 @@ report's family, root-cause node and blame are compared with what the source sta
   score.py ATTRIBUTION --check     fail if docs/accuracy.md is stale or a score is below levels.toml
   score.py ATTRIBUTION --only SLUG print one incident's comparison and the report's text
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -202,7 +203,10 @@ def main():
                 print(json.dumps(judge(binary, slug, part, meta), indent=1))
                 print(diagnose(binary, slug, meta, "text").stdout)
         return
-    rows = [judge(binary, slug, part, meta) for slug, part, meta in items]
+    # Each incident is one diagnose process: run as many at once as there are cores (the rows keep
+    # the corpus order, so the table does not depend on it).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        rows = list(pool.map(lambda it: judge(binary, *it), items))
     s = summary(rows)
     text = table(rows, s)
     if "--write" in args:
