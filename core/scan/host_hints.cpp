@@ -235,13 +235,14 @@ std::optional<std::string_view> header_host(std::string_view line) {
 // colon ("gpu-node-3:", pdsh -b and people pasting several nodes' output), Ansible's "gpu-node-3 | FAILED
 // | rc=1 >>", pssh -i's "[1] 10:41:07 [FAILURE] gpu-node-3 Exited with error code 1".
 std::optional<std::string_view> parallel_shell_header(std::string_view line) {
+  auto machine = [](std::string_view w) { return could_name_machine(w) && !redacted_host(w); };
   while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
   if (line.size() > 1 && line.back() == ':' && line.find(' ') == std::string_view::npos) {
     // Only a name shaped as a cluster's machines are (node05, gpu-a-07, 10.0.3.17: digits at its end):
     // a YAML key alone on its line ("gpu-operator:", "ipv4:") is not one.
     std::string_view w = line.substr(0, line.size() - 1);
     const bool machine_shaped = w.size() >= 4 && std::isdigit(static_cast<unsigned char>(w.back())) && w != "ipv4" && w != "ipv6";
-    if (machine_shaped && could_name_machine(w) && !redacted_host(w)) return w;
+    if (machine_shaped && machine(w)) return w;
     return std::nullopt;
   }
   static const RE2 ansible(R"(^([\w.-]+) \| (?:CHANGED|SUCCESS|FAILED!?|UNREACHABLE!?)(?: \| rc=-?\d+)?(?: >>| => \{)?\s*$)");
@@ -249,8 +250,7 @@ std::optional<std::string_view> parallel_shell_header(std::string_view line) {
   re2::StringPiece in(line.data(), line.size()), host;
   const bool maybe_ansible = line.find(" | ") != std::string_view::npos;
   if ((maybe_ansible && RE2::PartialMatch(in, ansible, &host)) || (line[0] == '[' && RE2::PartialMatch(in, pssh, &host))) {
-    std::string_view h(host.data(), host.size());
-    if (could_name_machine(h) && !redacted_host(h)) return h;
+    if (std::string_view h(host.data(), host.size()); machine(h)) return h;
   }
   return std::nullopt;
 }

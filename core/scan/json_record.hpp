@@ -30,7 +30,7 @@ LinePrefix logfmt_record_prefix(std::string_view s, LinePrefix (*message_prefix)
 
 // A Loki/Prometheus label set before a line's message, as Grafana and logcli print a stream's lines:
 // `{host="gpu-7", job="varlogs"} `. At s[i] == '{': the offset after it and its blanks (its machine in
-// *host, from host/hostname/node/nodename/instance), or i when it is not one.
+// *host, from the record host keys or instance), or i when it is not one.
 size_t label_set(std::string_view s, size_t i, std::string_view* host);
 
 }  // namespace attribution

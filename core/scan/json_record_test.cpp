@@ -61,6 +61,7 @@ TEST_CASE("a Loki label set after the stamp names the stream's machine") {
   CHECK(p.civil->minute == 41);
   CHECK(parse_line_prefix("2024-03-14T09:41:07Z {instance=\"10.0.3.17:9100\"} x").host == "10.0.3.17");
   CHECK(parse_line_prefix("2024-03-14T09:41:07Z {job=\"varlogs\"} x").host.empty());
+  CHECK(parse_line_prefix("2024-03-14T09:41:07Z {node_name=\"gpu-node-4\"} x").host == "gpu-node-4");  // the records' keys
   std::string_view none;
   CHECK(label_set("{not a label set}", 0, &none) == 0);
   CHECK(label_set("{a=\"b\"", 0, &none) == 0);  // never closed

@@ -16,13 +16,11 @@ bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size(
 
 constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
 
-
 bool is_level_word(std::string_view w) {
   for (std::string_view l : {"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL", "TRACE", "NOTICE"})
     if (w == l) return true;
   return false;
 }
-
 
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
@@ -91,8 +89,6 @@ bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   return true;
 }
 
-
-
 // Launcher labels before a line: OpenMPI's "[1,3]<stderr>:" (job, rank), and a bracketed name
 // "[worker-0]:" / "[train|3]:" of a launcher or log shipper. Returns the offset after it, or i.
 size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
@@ -116,7 +112,6 @@ size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
   return after + 1;
 }
 
-
 // "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
 size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   size_t a = i;
@@ -134,11 +129,7 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   return a + 2;
 }
 
-
 }  // namespace
-
-
-
 
 namespace {
 
@@ -327,7 +318,7 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       size_t j = skip_blanks(s, i + used);
       // A zone's abbreviation after the clock ("2025-03-14 09:41:07 UTC ..."): part of the stamp, no host.
       const size_t zone = zone_abbreviation(s.substr(j));
-      if (zone && !iso->utc_offset_s && (starts(s.substr(j), "UTC") || starts(s.substr(j), "GMT"))) iso->utc_offset_s = 0;
+      if (std::string_view z = s.substr(j, zone); (z == "UTC" || z == "GMT") && !iso->utc_offset_s) iso->utc_offset_s = 0;
       saw(p, *iso);
       if (zone) j = skip_blanks(s, j + zone);
       // `kubectl logs --timestamps` before a Go program's glog header ("I0809 13:32:51.873541"):
@@ -473,6 +464,21 @@ LinePrefix parse_prefix_at(std::string_view s) {
   return p;
 }
 
+// A syslog record with its date cut off: "rig-6600 kernel: Out of memory: ...", "gpu-7 slurmd[812]: ...".
+// The syslog reader's host and tag, where the tag is the kernel's or a daemon's "name[pid]": without the
+// date nothing else says the line is a syslog record. The offset after the tag's ": ", or 0.
+size_t dateless_syslog_host(std::string_view s, LinePrefix& p) {
+  LinePrefix q;
+  size_t end = syslog_host_tag(s, 0, q);
+  if (end == 0 || q.host.empty() || !could_name_machine(q.host) || end >= s.size() || s[end] != ' ') return 0;
+  std::string_view tag = s.substr(q.host.size() + 1, end - q.host.size() - 2);
+  size_t open = tag.find('[');
+  const bool daemon = open != std::string_view::npos && open > 0 && tag.back() == ']' && tag.size() > open + 2 &&
+                      std::all_of(tag.begin() + open + 1, tag.end() - 1, is_digit);
+  if (tag != "kernel" && !daemon) return 0;
+  p.host = q.host;
+  return end + 1;
+}
 
 bool says_something(const LinePrefix& p) { return p.civil || p.epoch || p.mono || !p.host.empty() || p.pid >= 0; }
 
@@ -505,32 +511,6 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
 }
 
 }  // namespace
-
-// A syslog record with its date cut off: "rig-6600 kernel: Out of memory: ...", "gpu-7 slurmd[812]: ...".
-// The word before the kernel's tag, or before a daemon's "name[pid]:", is the machine. The offset after
-// the tag, or 0.
-static size_t dateless_syslog_host(std::string_view s, LinePrefix& p) {
-  size_t a = 0;
-  while (a < s.size() && host_char(s[a])) ++a;
-  if (a == 0 || a + 1 >= s.size() || s[a] != ' ') return 0;
-  std::string_view host = s.substr(0, a);
-  if (!could_name_machine(host) || redacted_host(host)) return 0;
-  size_t t = a + 1;
-  while (t < s.size() && (host_char(s[t]) || s[t] == '/')) ++t;
-  if (t == a + 1 || t >= s.size()) return 0;
-  if (s[t] == '[') {  // "name[pid]:"
-    size_t close = s.find(']', t);
-    if (close == std::string_view::npos || close == t + 1 ||
-        !std::all_of(s.begin() + t + 1, s.begin() + close, is_digit))
-      return 0;
-    t = close + 1;
-  } else if (s.substr(a + 1, t - a - 1) != "kernel") {
-    return 0;
-  }
-  if (t + 1 >= s.size() || s[t] != ':' || s[t + 1] != ' ') return 0;
-  p.host = host;
-  return t + 2;
-}
 
 LinePrefix parse_line_prefix(std::string_view s) {
   LinePrefix p = parse_prefix_at(s);

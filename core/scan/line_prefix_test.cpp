@@ -492,6 +492,9 @@ TEST_CASE("a syslog record with its date cut off: the word before the kernel's o
   CHECK(parse_line_prefix("Linux kernel: 6.8.0-49-generic").host.empty());
   CHECK(parse_line_prefix("the kernel: it panicked").host.empty());
   CHECK(parse_line_prefix("node-xx kernel: Out of memory").host.empty());  // redacted
+  CHECK(parse_line_prefix("gpu-node-7 slurmd[abc]: error: x").host.empty());  // a pid is digits
+  CHECK(parse_line_prefix("gpu-node-7 sshd: Accepted publickey").host.empty());  // neither kernel nor name[pid]
+  CHECK(parse_line_prefix("gpu-node-7 kernel:x").host.empty());  // the tag's ": " is the syslog layout
   CHECK(parse_line_prefix("torch.distributed worker[3]: started").host.empty());  // a module, not a machine
 }
 
