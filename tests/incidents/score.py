@@ -6,14 +6,18 @@ report's family, root-cause node and blame are compared with what the source sta
 
   score.py ATTRIBUTION [--write]   print the table; with --write, also rewrite docs/accuracy.md
   score.py ATTRIBUTION --check     fail if docs/accuracy.md is stale or a score is below levels.toml
+  score.py ATTRIBUTION --replay    also diagnose each incident while recording an evidence bundle and
+                                   replay it: fail unless all three reports are byte for byte the same
   score.py ATTRIBUTION --only SLUG print one incident's comparison and the report's text
 """
 import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -101,19 +105,34 @@ def short(host):
     return host if host.replace(".", "").isdigit() else host.split(".")[0]
 
 
-def diagnose(binary, slug, meta, fmt="json"):
-    cmd = [binary, "diagnose", "--logs", os.path.join(HERE, slug, "logs"), "--format", fmt]
+def diagnose(binary, slug, meta, fmt="json", extra=()):
+    cmd = [binary, "diagnose", "--logs", os.path.join(HERE, slug, "logs"), "--format", fmt, *extra]
     if meta.get("run", {}).get("nodes"):
         cmd += ["--nodes", meta["run"]["nodes"]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     return r
 
 
-def judge(binary, slug, part, meta):
+def replays_alike(binary, slug, meta, plain):
+    """Recording must not change what it records, and a bundle gives the report back byte for byte
+    (docs/bundles.md). The plain report is the one scored, so each incident costs three runs, not four."""
+    work = tempfile.mkdtemp(prefix=f"replay-{slug}-")
+    try:
+        bundle = os.path.join(work, "bundle")
+        recorded = diagnose(binary, slug, meta, extra=("--record", bundle)).stdout
+        replayed = subprocess.run([binary, "diagnose", "--replay", bundle, "--format", "json"],
+                                  capture_output=True, text=True, timeout=120).stdout
+        return plain == recorded == replayed
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def judge(binary, slug, part, meta, replay=False):
     truth = meta["truth"]
     r = diagnose(binary, slug, meta)
     row = {"slug": slug, "part": part, "want_family": truth["family"], "want_host": truth.get("root_host", ""),
-           "want_blame": truth["blame"], "exit": r.returncode}
+           "want_blame": truth["blame"], "exit": r.returncode,
+           "replay_ok": replays_alike(binary, slug, meta, r.stdout) if replay else True}
     try:
         rep = json.loads(r.stdout)
     except json.JSONDecodeError:
@@ -206,7 +225,7 @@ def main():
     # Each incident is one diagnose process: run as many at once as there are cores (the rows keep
     # the corpus order, so the table does not depend on it).
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        rows = list(pool.map(lambda it: judge(binary, *it), items))
+        rows = list(pool.map(lambda it: judge(binary, *it, replay="--replay" in args), items))
     s = summary(rows)
     text = table(rows, s)
     if "--write" in args:
@@ -216,6 +235,10 @@ def main():
         x = s[part]
         print(f"{part}: family {pct(x['family'], x['incidents'])}, node {pct(x['host'], x['hosts'])}, "
               f"application faults blamed on hardware {x['hw_wrong']} of {x['app']}")
+    differ = [r["slug"] for r in rows if not r["replay_ok"]]
+    if "--replay" in args:
+        print(f"replay: {len(rows) - len(differ)} of {len(rows)} incidents give the same report plain, "
+              f"while recording, and replayed")
     if "--check" not in args:
         for r in rows:
             if not (r["family_ok"] and r["host_ok"] is not False and r["hw_ok"] is not False):
@@ -234,6 +257,9 @@ def main():
         if x["hw_wrong"] > want["hw_wrong"]:
             failed.append(f"{part}: {x['hw_wrong']} application faults blamed on hardware > recorded {want['hw_wrong']}")
     failed += held_out_cited(items)
+    if differ:
+        failed.append(f"{len(differ)} of {len(rows)} incidents differ between plain, recorded and replayed runs: "
+                      + " ".join(differ))
     if not os.path.exists(DOC) or open(DOC).read() != text:
         failed.append("docs/accuracy.md is stale: run tests/incidents/score.py build/attribution --write")
     for f in failed:
