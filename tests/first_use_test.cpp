@@ -286,6 +286,11 @@ TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[g
        "[me@login3 ~]$ time srun ./train.sh\nslurmstepd: error: *** STEP 608.0 ON gpub003 CANCELLED AT 2023-09-15T12:22:07 ***\n"
        "srun: error: gpub003: task 0: Killed\n",
        "gpub003"},
+      // A job sent to one machine with sbatch -w: what is pasted under it is that machine's.
+      {"pasted.log",
+       "$ sbatch --exclusive -N1 -w gpu-node-66 --gres=gpu:8 --wrap 'sleep 20'\n"
+       "JobId=77 JobState=PENDING Reason=launch_failed_requeued_held Dependency=(null)\n",
+       "gpu-node-66"},
       // An ssh typed from a Windows terminal: the target's output.
       {"pasted.log", "PS C:\\Users\\me> ssh admin@gpu-node-49 dmesg\n[12345.678] " + xid + "\n", "gpu-node-49"},
       // A syslog record with its date cut off, a logfmt record, a Grafana export's label set.

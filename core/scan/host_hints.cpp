@@ -168,11 +168,25 @@ std::string_view after_launch_prefixes(std::string_view command) {
   }
 }
 
+// A command's program without its directory: "/bin/srun" runs srun.
+std::string_view program_of(std::string_view command) {
+  std::string_view first = command.substr(0, command.find(' '));
+  return first.substr(first.rfind('/') + 1);
+}
+
+// Whether a command may run its output on another machine (remote_host reads which).
+bool remote_launcher(std::string_view command) {
+  std::string_view p = program_of(after_launch_prefixes(command));
+  return p == "ssh" || p == "srun" || p == "sbatch" || p == "salloc" || p == "kubectl" || p == "oc";
+}
+
 // The machine a pasted command ran on when it is not the prompt's: "ssh [opts] [user@]host cmd",
-// "srun -w host cmd" / "--nodelist=host", "kubectl debug node/host" (the output below is that host's);
-// empty for a plain "srun cmd" (somewhere in the allocation, not the prompt's machine).
+// "srun -w host cmd" / "--nodelist=host" (sbatch and salloc too: the job went to that host, and what is
+// pasted under it is that job's), "kubectl debug node/host" (the output below is that host's); empty for
+// a plain "srun cmd" (somewhere in the allocation, not the prompt's machine).
 std::optional<std::string_view> remote_host(std::string_view command) {
   command = after_launch_prefixes(command);
+  const std::string_view program = program_of(command);
   std::vector<std::string_view> tok;
   for (size_t i = 0; i < command.size() && tok.size() < 24;) {
     size_t j = command.find(' ', i);
@@ -186,7 +200,7 @@ std::optional<std::string_view> remote_host(std::string_view command) {
     return std::nullopt;
   };
   if (tok.empty()) return std::nullopt;
-  if (tok[0] == "ssh") {
+  if (program == "ssh") {
     // ssh's options that take an argument (ssh(1)): "-p 22 host" names the host after the port.
     static constexpr std::string_view kWithArg = "BbcDEeFIiJLlmOopQRSWw";
     for (size_t k = 1; k < tok.size(); ++k) {
@@ -195,8 +209,8 @@ std::optional<std::string_view> remote_host(std::string_view command) {
     }
     return std::nullopt;
   }
-  if (tok[0] == "srun") {
-    // srun's options and their arguments come first ("-N 2 -w node1"): the first -w that names a
+  if (program == "srun" || program == "sbatch" || program == "salloc") {
+    // Slurm's options and their arguments come first ("-N 2 -w node1"): the first -w that names a
     // machine counts.
     for (size_t k = 1; k < tok.size(); ++k) {
       std::string_view t = tok[k];
@@ -206,8 +220,9 @@ std::optional<std::string_view> remote_host(std::string_view command) {
       else if (t.substr(0, 11) == "--nodelist=") h = host(t.substr(11));
       if (h) return h;
     }
-    // Without a node named, the output is from the allocation's nodes, not the prompt's machine (a
-    // login node): a section whose machine is unknown.
+    // Without a node named, srun's output is from the allocation's nodes, not the prompt's machine (a
+    // login node): a section whose machine is unknown. sbatch and salloc answer from where they run.
+    if (program != "srun") return std::nullopt;
     return std::string_view();
   }
   if ((tok[0] == "kubectl" || tok[0] == "oc") && tok.size() > 2 && tok[1] == "debug" && tok[2].substr(0, 5) == "node/")
@@ -281,9 +296,8 @@ std::optional<std::string_view> section_host(std::string_view line) {
       command.remove_prefix(gt + 1);
       if (!command.empty() && command[0] == ' ') command.remove_prefix(1);
     }
-  if (std::string_view c = after_launch_prefixes(command);
-      c.substr(0, 4) == "ssh " || c.substr(0, 5) == "srun " || c.substr(0, 8) == "kubectl " || c.substr(0, 3) == "oc ")
-    if (auto h = remote_host(c)) return h;
+  if (remote_launcher(command))
+    if (auto h = remote_host(command)) return h;
   const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
                              word.find(":~") != std::string_view::npos ? &suse : nullptr};
   re2::StringPiece host, rest;
@@ -421,7 +435,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", " debug node/", "==> ", "NodeName=",
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", "sbatch ", "salloc ", " debug node/", "==> ", "NodeName=",
                                                               ":\n", ":\r\n", " | FAILED", " | CHANGED", " | SUCCESS",
                                                               " | UNREACHABLE", " [FAILURE] ", " [SUCCESS] "});
   auto refresh = [&](size_t& next, auto&& find) {

@@ -46,6 +46,13 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("[me@login1 ~]$ srun python train.py") == std::string_view());
   CHECK(section_host("[arnoldg@dt-login04 bin]$ time srun ./trap.sh") == std::string_view());
   CHECK(section_host("$ time srun -N 2 -w gpu-7 ./x") == "gpu-7");
+  // sbatch and salloc send the job to the machine they name; without one, they answer from the prompt's.
+  CHECK(section_host("$ sbatch --exclusive -N1 -w gpu-node-214 --gres=gpu:8 --wrap 'sleep 20'") == "gpu-node-214");
+  CHECK(section_host("[me@login1 ~]$ salloc --nodelist=gpu-57 -N1") == "gpu-57");
+  CHECK(section_host("[me@login1 ~]$ sbatch train.sh") == "login1");
+  // A launcher called by its path.
+  CHECK(section_host("$ /bin/srun -N 1 --nodelist=c204-015 hostname") == "c204-015");
+  CHECK(section_host("$ /usr/bin/srun python t.py") == std::string_view());
   // From a Windows terminal: the ssh target, never the laptop.
   CHECK(section_host("PS C:\\Users\\me> ssh admin@gpu-node-49 dmesg") == "gpu-node-49");
   CHECK_FALSE(section_host("copied to C:\\Users\\me> then ssh gpu-node-52 nvidia-smi"));  // a path in a sentence
