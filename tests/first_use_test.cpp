@@ -297,6 +297,9 @@ TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[g
       {"pasted.log", "rig-6600 kernel: " + xid + "\n", "rig-6600"},
       {"pasted.log", "time=\"2024-03-14T09:41:07Z\" host=gpu-node-61 level=error msg=\"" + xid + "\"\n", "gpu-node-61"},
       {"pasted.log", "2024-03-14 09:41:07.123\t{host=\"gpu-node-62\", job=\"varlogs\"}\tkernel: " + xid + "\n", "gpu-node-62"},
+      // A machine's name right after the stamp, before a colon or a level word.
+      {"pasted.log", "[2025-03-14 09:41:07] gpu-node-67: " + xid + "\n", "gpu-node-67"},
+      {"pasted.log", "2025-03-14 09:41:07,123 gpu-node-68 ERROR " + xid + "\n", "gpu-node-68"},
       // Per-host headers: a host alone with a colon, Ansible's, pssh's.
       {"pasted.log", "gpu-node-63:\n[12345.678] " + xid + "\n", "gpu-node-63"},
       {"pasted.log", "gpu-node-64 | FAILED | rc=1 >>\n[12345.678] " + xid + "\n", "gpu-node-64"},

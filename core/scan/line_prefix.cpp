@@ -22,6 +22,13 @@ bool is_level_word(std::string_view w) {
   return false;
 }
 
+// A word after a line's stamp that names a machine by itself ("<stamp> gpu-node-7: ...", "<stamp>
+// gpu-node-7 ERROR ..."): what could_name_machine lets through, with a digit as machines' names carry and
+// syslog tags ("kernel", "systemd-logind") and logger names ("trainer") do not.
+bool stamped_machine(std::string_view w) {
+  return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w);
+}
+
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   size_t a = i;
@@ -38,7 +45,11 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
     if (b < s.size() && s[b] == ':') return b + 1;
     return 0;
   };
-  if (s[a] == ':') return a + 1;  // "kernel:" with no host
+  if (s[a] == ':') {  // "kernel:" with no host, or a machine's name alone after the stamp
+    if (std::string_view w = s.substr(i, a - i); stamped_machine(w) && a + 1 < s.size() && s[a + 1] == ' ')
+      p.host = w;
+    return a + 1;
+  }
   if (s[a] == '[') {              // "slurmd[123]:" with no host
     size_t e = tag_end(i);
     return e ? e : i;
@@ -220,11 +231,31 @@ Next torchrun_label(std::string_view s, size_t i, LinePrefix& p) {
   return std::nullopt;
 }
 
-// An MPI launcher's tag, or (before any time) a host label.
+// After a stamp, a machine's name before a colon or a level word: "[2025-03-14 09:41:07] gpu-node-9: ...",
+// "2025-03-14 09:41:07,123 gpu-node-9 ERROR ..." (a logging format with the host in it).
+size_t stamped_host(std::string_view s, size_t i, LinePrefix& p) {
+  size_t a = i;
+  while (a < s.size() && host_char(s[a])) ++a;
+  if (a == i || a + 1 >= s.size() || !stamped_machine(s.substr(i, a - i))) return i;
+  size_t after = 0;
+  if (s[a] == ':' && s[a + 1] == ' ') after = a + 2;
+  else if (s[a] == ' ') {
+    size_t e = s.find(' ', a + 1);
+    if (e != std::string_view::npos && is_level_word(s.substr(a + 1, e - a - 1))) after = a + 1;
+  }
+  if (!after) return i;
+  p.host = s.substr(i, a - i);
+  return after;
+}
+
+// An MPI launcher's tag, or a host label (before any time: any machine's name; after one: a name
+// stamped_machine accepts).
 Next label(std::string_view s, size_t i, LinePrefix& p) {
   if (size_t after = launcher_label(s, i, p); after != i) return skip_blanks(s, after);
   if (p.host.empty() && !p.civil && !p.epoch && !p.mono)
     if (size_t after = host_label(s, i, p); after != i) return after;
+  if (p.host.empty() && (p.civil || p.epoch))
+    if (size_t after = stamped_host(s, i, p); after != i) return skip_blanks(s, after);
   return std::nullopt;
 }
 

@@ -508,3 +508,23 @@ TEST_CASE("a zone's abbreviation after an ISO stamp is part of the stamp, not a 
   CHECK(parse_line_prefix("2025-03-14 09:41:07 INFO starting").host.empty());
   CHECK(parse_line_prefix("2025-03-14T09:41:07Z gpu-node-8 kernel: x").host == "gpu-node-8");
 }
+
+TEST_CASE("a machine's name right after the stamp: before a colon or a level word") {
+  LinePrefix p = parse_line_prefix("[2025-03-14 09:41:07] gpu-node-89: NVRM: Xid (PCI:0000:b9:00): 79");
+  CHECK(p.host == "gpu-node-89");
+  CHECK(std::string_view("[2025-03-14 09:41:07] gpu-node-89: NVRM: Xid (PCI:0000:b9:00): 79").substr(p.message_offset) ==
+        "NVRM: Xid (PCI:0000:b9:00): 79");
+  CHECK(parse_line_prefix("2025-03-14 09:41:07 gpu-node-90: NVRM: Xid 79").host == "gpu-node-90");
+  CHECK(parse_line_prefix("2025-03-14 09:41:07,123 gpu-node-79 ERROR NVRM: Xid 79").host == "gpu-node-79");
+  CHECK(parse_line_prefix("[2025-03-14T09:41:07Z] node12 WARNING link down").host == "node12");
+  // Tags, logger names, programs, counters and GPU indices are not machines; nor a word before a non-level.
+  CHECK(parse_line_prefix("2025-03-14 09:41:07 kernel: NVRM: Xid 79").host.empty());
+  CHECK(parse_line_prefix("2025-03-14 09:41:07 systemd-logind: x").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] trainer: step 3").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] python3: can't open file").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] rank3: loss 1.2").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] gpu3: 71C").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] node-xx: x").host.empty());
+  CHECK(parse_line_prefix("2025-03-14 09:41:07,123 epoch3 loss 1.2").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] v2.18: x").host.empty());
+}
