@@ -1,6 +1,7 @@
 #include "core/scan/host_hints.hpp"
 #include "core/base/text.hpp"
 #include "core/rules/literal_search.hpp"
+#include "core/scan/host_word.hpp"
 #include "core/scan/line_prefix.hpp"
 
 #include <algorithm>
@@ -116,6 +117,17 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   };
   while (!w.empty() && (peel(true) || peel(false))) {
   }
+  // Slurm's output names with the job's number beside the node's (%N-%j, slurm-%j-%N): "gpu-node-3-12345",
+  // "slurm-12345-gpu-node-3". A job's number has five digits or more; the name left must carry its own
+  // digit ("node-12345" stays a machine).
+  auto job_number = [](const std::string& x) { return x.size() >= 5 && numeric(x); };
+  auto has_digit = [](const std::vector<std::string>& v, size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k)
+      if (std::any_of(v[k].begin(), v[k].end(), [](unsigned char c) { return std::isdigit(c); })) return true;
+    return false;
+  };
+  if (w.size() >= 3 && w[0] == "slurm" && job_number(w[1]) && has_digit(w, 2, w.size())) w.erase(w.begin(), w.begin() + 2);
+  if (w.size() >= 3 && job_number(w.back()) && has_digit(w, 0, w.size() - 1)) w.pop_back();
   // "node-21", "host-3", "compute-0-12", "gpu-node-5": machine words and numbers after them name a machine
   // (not "gpu-3", a GPU's index, unless a machine's own log kind is beside it: "kern-gpu-7").
   auto machine_word = [](const std::string& x) {
@@ -330,6 +342,13 @@ std::optional<std::string_view> declared_host(std::string_view line) {
   std::string_view host(h.data(), h.size());
   if (!lower_host(host) || host == "localhost") return std::nullopt;
   return host;
+}
+
+bool directory_names_machine(std::string_view dir) {
+  std::string lower(dir);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  // could_name_machine turns away the counters a prefix would carry ("attempt_0", "rank3").
+  return !numeric(lower) && !counter_word(lower) && !common_word(lower) && !(host_like(lower) && !could_name_machine(lower));
 }
 
 std::string host_from_file_name(const std::string& path, const std::set<std::string>& nodes) {

@@ -28,6 +28,11 @@ std::optional<std::string_view> declared_host(std::string_view line);
 // name (letters and digits, not a common word). Empty when the name names no machine.
 std::string host_from_file_name(const std::string& path, const std::set<std::string>& nodes);
 
+// Whether the immediate subdirectory of a --logs tree names the machine of the files under it
+// ("logs/node03/dmesg.log"): not a number, a counter or a word for what the logs are (torchrun's
+// "attempt_0/3/stderr.log", mpirun's "output/1/rank.3/stderr").
+bool directory_names_machine(std::string_view dir);
+
 // For the lines of one file read in order: the section host above each line, and the host the
 // file declares. Positions are line starts in `buf`; `where` gets the naming line's start.
 class FileHosts {

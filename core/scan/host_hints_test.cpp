@@ -83,6 +83,17 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK_FALSE(section_host("Mar 14 09:41:07 node03 kernel: NVRM: Xid 74"));
 }
 
+TEST_CASE("a --logs tree's subdirectory names a machine unless it counts or says what the logs are") {
+  CHECK(directory_names_machine("node03"));
+  CHECK(directory_names_machine("gpu-a-07"));
+  CHECK(directory_names_machine("batch"));  // a word the tree's author chose: kept
+  CHECK_FALSE(directory_names_machine("attempt_0"));  // torchrun --log-dir
+  CHECK_FALSE(directory_names_machine("3"));
+  CHECK_FALSE(directory_names_machine("output"));  // mpirun --output-filename
+  CHECK_FALSE(directory_names_machine("logs"));
+  CHECK_FALSE(directory_names_machine("rank7"));
+}
+
 TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
   CHECK(declared_host("[Wed Mar  1 17:44:52 2023] systemd[1]: Set hostname to <jean-zay-iam06>.") == "jean-zay-iam06");
   CHECK(declared_host("[    0.000000] Command line: vmlinuz ro NODE_ID=service98 HOSTNAME=jean-zay-iam06 SLOT=1") ==
@@ -100,6 +111,11 @@ TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
 }
 
 TEST_CASE("hosts from file names in a flat directory") {
+  // Slurm's output names with the job's number beside the node's.
+  CHECK(host_from_file_name("logs/gpu-node-3-12345.out", {}) == "gpu-node-3");
+  CHECK(host_from_file_name("logs/slurm-12345-gpu-node-9.out", {}) == "gpu-node-9");
+  CHECK(host_from_file_name("logs/node-12345.log", {}) == "node-12345");
+  CHECK(host_from_file_name("logs/slurm-12345.out", {}) == "");
   std::set<std::string> none;
   CHECK(host_from_file_name("logs/porter-dmesg.txt", none) == "porter");
   CHECK(host_from_file_name("logs/dmesg-node12.txt", none) == "node12");

@@ -190,7 +190,7 @@ std::vector<InputFile> list_adhoc_files(const std::vector<std::string>& paths, s
         }
         // A file whose name holds a node as a separate token: "dmesg-node03.txt", "kern_node03_0314.log".
         if (f.host_hint.empty()) f.host_hint = host_from_file_name(path, nodes);
-      } else if (is_dir && std::distance(rel.begin(), rel.end()) > 1) {
+      } else if (is_dir && std::distance(rel.begin(), rel.end()) > 1 && directory_names_machine(rel.begin()->string())) {
         f.host_hint = rel.begin()->string();  // the immediate subdirectory of the --logs directory
       } else {
         f.host_hint = host_from_file_name(path, {});  // a flat directory: the machine the name names
