@@ -275,6 +275,30 @@ Next ray_label(std::string_view s, size_t i, LinePrefix& p) {
   return skip_blanks(s, i + close + 1);
 }
 
+// UCX's "[host:pid:tid]" after its "[seconds.micros]" stamp, or "[host:pid:tid:tid]" before its signal
+// handler's report ("[jedi063:22469:0:22472] Caught signal 11 ..."); the pid may be padded with blanks
+// ("[daishan:9817 :0]"). The host is gethostname's, as NCCL's, so any host-name word counts.
+Next ucx_ident(std::string_view s, size_t i, LinePrefix& p) {
+  std::string_view r = s.substr(i);
+  if (r.size() < 6 || r[0] != '[') return std::nullopt;
+  size_t a = 1;
+  while (a < r.size() && a <= kMaxHostName && host_char(r[a])) ++a;
+  if (a == 1 || a >= r.size() || r[a] != ':') return std::nullopt;
+  size_t b = a + 1;
+  int64_t n;
+  if (!read_number(r, b, &n)) return std::nullopt;
+  while (b < r.size() && r[b] == ' ') ++b;
+  int fields = 0;  // after the pid: the thread's number, and the signal handler's second one
+  for (; fields < 2 && b < r.size() && r[b] == ':'; ++fields) {
+    ++b;
+    if (!read_number(r, b, &n)) return std::nullopt;
+  }
+  if (fields == 0 || b >= r.size() || r[b] != ']') return std::nullopt;
+  std::string_view host = r.substr(1, a - 1);
+  if (std::isalnum(static_cast<unsigned char>(host[0])) && !redacted_host(host)) p.host = host;
+  return skip_blanks(s, i + b + 1);
+}
+
 // A civil time seen: the first (outermost) stamp is the most reliable, so later ones do not replace it.
 void saw(LinePrefix& p, const CivilTime& t) {
   if (!p.civil) p.civil = t;
@@ -482,6 +506,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
     if (!next) next = ray_label(s, i, p);
     if (!next) next = plain_stamp(s, i, p);
     if (!next) next = bracketed_stamp(s, i, p);
+    if (!next && p.host.empty()) next = ucx_ident(s, i, p);
     if (!next && i > 0) next = loki_labels(s, i, p);
     if (next) {
       i = *next;

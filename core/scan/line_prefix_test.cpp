@@ -446,6 +446,17 @@ TEST_CASE("a bracketed Unix time (UCX's log header) is an instant, not seconds s
   REQUIRE(p.epoch);
   CHECK(*p.epoch == 1710409267123456);
   CHECK_FALSE(p.mono);
+  CHECK(p.host == "node12");
+  CHECK(std::string_view("[1710409267.123456] [node12:4567:0]   ib_mlx5_log.c:177  UCX  ERROR Transport retry count exceeded")
+            .substr(p.message_offset) == "ib_mlx5_log.c:177  UCX  ERROR Transport retry count exceeded");
+  // UCX pads the pid; its signal handler prints a second thread number; any host-name word is the host.
+  CHECK(parse_line_prefix("[1581060992.288391] [daishan:9817 :0]         select.c:438  UCX  ERROR x").host == "daishan");
+  CHECK(parse_line_prefix("[jedi063:22469:0:22472] Caught signal 11 (Segmentation fault)").host == "jedi063");
+  CHECK(parse_line_prefix("[xxx:22469:0:22472] Caught signal 11 (Segmentation fault)").host.empty());  // redacted
+  // Not UCX's: an MPI tag, a bracketed word, a host and a pid alone.
+  CHECK(parse_line_prefix("[1,3]<stderr>: x").host.empty());
+  CHECK(parse_line_prefix("[node12] x").host.empty());
+  CHECK(parse_line_prefix("[node12:4567] x").host.empty());
   auto d = parse_line_prefix("[ 8123456.5] NVRM: Xid 79");  // 94 days of uptime: still dmesg's
   REQUIRE(d.mono);
   CHECK_FALSE(d.epoch);
