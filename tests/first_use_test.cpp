@@ -300,6 +300,9 @@ TEST_CASE("first use: pasted shapes name the machine the fault happened on", "[g
       // A machine's name right after the stamp, before a colon or a level word.
       {"pasted.log", "[2025-03-14 09:41:07] gpu-node-67: " + xid + "\n", "gpu-node-67"},
       {"pasted.log", "2025-03-14 09:41:07,123 gpu-node-68 ERROR " + xid + "\n", "gpu-node-68"},
+      // A loop's banner before each host's output; an older kubectl event row's source column.
+      {"pasted.log", "=== gpu-node-69 ===\n[12345.678] " + xid + "\n", "gpu-node-69"},
+      {"pasted.log", "  Warning  KernelOops  3m  kernel-monitor, gpu-node-70  " + xid + "\n", "gpu-node-70"},
       // Per-host headers: a host alone with a colon, Ansible's, pssh's.
       {"pasted.log", "gpu-node-63:\n[12345.678] " + xid + "\n", "gpu-node-63"},
       {"pasted.log", "gpu-node-64 | FAILED | rc=1 >>\n[12345.678] " + xid + "\n", "gpu-node-64"},

@@ -261,17 +261,47 @@ std::optional<std::string_view> header_host(std::string_view line) {
 // A per-host section's header as parallel shells and hand-made pastes print it: a host alone with a
 // colon ("gpu-node-3:", pdsh -b and people pasting several nodes' output), Ansible's "gpu-node-3 | FAILED
 // | rc=1 >>", pssh -i's "[1] 10:41:07 [FAILURE] gpu-node-3 Exited with error code 1".
+// A banner a loop over hosts prints before each one's output ("=== gpu-node-3 ===", "----- gpu-node-3
+// -----", "##### gpu-node-3"), or a key and the host alone on a line ("host: gpu-node-3", "Hostname:
+// gpu-node-3", "node = gpu-node-3"): the one word it frames, or nothing.
+std::optional<std::string_view> banner_word(std::string_view line) {
+  constexpr std::string_view kDeco = "=-#* ";
+  const size_t b = line.find_first_not_of(kDeco), e = line.find_last_not_of(kDeco);
+  if (b == std::string_view::npos) return std::nullopt;
+  const bool framed = b >= 3 && line.substr(0, 3).find_first_not_of(line[0]) == std::string_view::npos && line[0] != ' ';
+  std::string_view core = line.substr(b, e - b + 1);
+  bool keyed = false;
+  for (std::string_view key : {"hostname", "host", "node"}) {
+    if (core.size() <= key.size() + 1) continue;
+    std::string_view head = core.substr(0, key.size());
+    if (!std::equal(head.begin(), head.end(), key.begin(), [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) == y; }))
+      continue;
+    size_t k = key.size();
+    while (k < core.size() && core[k] == ' ') ++k;
+    if (k >= core.size() || (core[k] != ':' && core[k] != '=')) continue;
+    ++k;
+    while (k < core.size() && core[k] == ' ') ++k;
+    core.remove_prefix(k);
+    keyed = true;
+    break;
+  }
+  if ((!framed && !keyed) || core.empty() || core.find(' ') != std::string_view::npos) return std::nullopt;
+  return core;
+}
+
 std::optional<std::string_view> parallel_shell_header(std::string_view line) {
   auto machine = [](std::string_view w) { return could_name_machine(w) && !redacted_host(w); };
+  // Only a name shaped as a cluster's machines are (node05, gpu-a-07, 10.0.3.17: digits at its end):
+  // a YAML key alone on its line ("gpu-operator:", "ipv4:") is not one.
+  auto machine_shaped = [&](std::string_view w) {
+    return w.size() >= 4 && std::isdigit(static_cast<unsigned char>(w.back())) && w != "ipv4" && w != "ipv6" && machine(w);
+  };
   while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
   if (line.size() > 1 && line.back() == ':' && line.find(' ') == std::string_view::npos) {
-    // Only a name shaped as a cluster's machines are (node05, gpu-a-07, 10.0.3.17: digits at its end):
-    // a YAML key alone on its line ("gpu-operator:", "ipv4:") is not one.
     std::string_view w = line.substr(0, line.size() - 1);
-    const bool machine_shaped = w.size() >= 4 && std::isdigit(static_cast<unsigned char>(w.back())) && w != "ipv4" && w != "ipv6";
-    if (machine_shaped && machine(w)) return w;
-    return std::nullopt;
+    return machine_shaped(w) ? std::optional<std::string_view>(w) : std::nullopt;
   }
+  if (auto w = banner_word(line); w && machine_shaped(*w)) return w;
   static const RE2 ansible(R"(^([\w.-]+) \| (?:CHANGED|SUCCESS|FAILED!?|UNREACHABLE!?)(?: \| rc=-?\d+)?(?: >>| => \{)?\s*$)");
   static const RE2 pssh(R"(^\[\d+\] \d\d:\d\d:\d\d \[(?:SUCCESS|FAILURE)\] ([\w.-]+)(?: |$))");
   re2::StringPiece in(line.data(), line.size()), host;
@@ -411,7 +441,8 @@ constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its ho
 // A section line of a file: section_host, for lines that start with a prompt's characters.
 std::optional<std::string_view> opens_section(std::string_view l) {
   char c = l.empty() ? '\0' : l[0];
-  if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#' || c == '=')
+  if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#' || c == '=' || c == '-' ||
+      c == '*')
     return section_host(l);
   return std::nullopt;
 }
@@ -454,7 +485,8 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", "sbatch ", "salloc ", " debug node/", "==> ", "NodeName=",
+  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", "sbatch ", "salloc ", " debug node/", "===", "---", "###", "***", "ost:", "ode:",
+                                                              "ostname:", "ost =", "ode =", "==> ", "NodeName=",
                                                               ":\n", ":\r\n", " | FAILED", " | CHANGED", " | SUCCESS",
                                                               " | UNREACHABLE", " [FAILURE] ", " [SUCCESS] "});
   auto refresh = [&](size_t& next, auto&& find) {

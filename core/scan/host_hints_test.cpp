@@ -94,6 +94,27 @@ TEST_CASE("a --logs tree's subdirectory names a machine unless it counts or says
   CHECK_FALSE(directory_names_machine("rank7"));
 }
 
+TEST_CASE("a loop's banner or a key and a host alone on a line open that host's section") {
+  CHECK(section_host("=== gpu-node-48 ===") == "gpu-node-48");
+  CHECK(section_host("----- gpu-node-49 -----") == "gpu-node-49");
+  CHECK(section_host("##### gpu-node-50") == "gpu-node-50");
+  CHECK(section_host("*** 10.0.3.17 ***") == "10.0.3.17");
+  CHECK(section_host("host: gpu-node-46") == "gpu-node-46");
+  CHECK(section_host("Hostname: gpu-node-47") == "gpu-node-47");
+  CHECK(section_host("node = gpu-node-51") == "gpu-node-51");
+  // Not banners of machines: a rule, a heading with words, counters, a word without a machine's digits,
+  // a value after another key, a redacted name.
+  CHECK_FALSE(section_host("---"));
+  CHECK_FALSE(section_host("### Step 3"));
+  CHECK_FALSE(section_host("=== epoch3 ==="));
+  CHECK_FALSE(section_host("=== rank0 ==="));
+  CHECK_FALSE(section_host("=== summary ==="));
+  CHECK_FALSE(section_host("host: api.example.com:443"));
+  CHECK_FALSE(section_host("port: 29500"));
+  CHECK_FALSE(section_host("=== node-xx ==="));
+  CHECK_FALSE(section_host("-- gpu-node-3"));  // two dashes: a comment or a diff, not a frame
+}
+
 TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
   CHECK(declared_host("[Wed Mar  1 17:44:52 2023] systemd[1]: Set hostname to <jean-zay-iam06>.") == "jean-zay-iam06");
   CHECK(declared_host("[    0.000000] Command line: vmlinuz ro NODE_ID=service98 HOSTNAME=jean-zay-iam06 SLOT=1") ==

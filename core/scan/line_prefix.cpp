@@ -201,6 +201,27 @@ Next viewer_column(std::string_view s, size_t i, LinePrefix& p) {
   return skip_blanks(s, i + k + 2);
 }
 
+// An event row of `kubectl describe` as kubectl before 1.20 printed it, its source column naming the
+// node: "  Warning  KernelOops  3m  kernel-monitor, gke-a3-pool-1-abcd  <message>", "  Normal  Pulled
+// 2m  kubelet, ip-10-0-140-139.ec2.internal  ..." (only first on the line). The message follows.
+Next kube_event_row(std::string_view s, size_t i, LinePrefix& p) {
+  size_t k = skip_blanks(s, i);
+  std::string_view r = s.substr(k);
+  if (k == i || !(starts(r, "Warning ") || starts(r, "Normal "))) return std::nullopt;
+  const size_t comma = r.substr(0, 240).find(", ");
+  if (comma == std::string_view::npos) return std::nullopt;
+  const size_t from = r.rfind(' ', comma) + 1;
+  std::string_view component = r.substr(from, comma - from);
+  if (component.empty() || !std::all_of(component.begin(), component.end(), [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; }))
+    return std::nullopt;
+  const size_t h = comma + 2, end = r.find(' ', h);
+  if (end == std::string_view::npos || end + 1 >= r.size() || r[end + 1] != ' ') return std::nullopt;  // the column's gap
+  std::string_view host = r.substr(h, end - h);
+  if (!host_like(host) || redacted_host(host)) return std::nullopt;
+  p.host = host;
+  return skip_blanks(s, k + end);
+}
+
 // srun --label "  3: " (only first on the line).
 Next srun_task(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view r = s.substr(i);
@@ -499,6 +520,7 @@ LinePrefix parse_prefix_at(std::string_view s) {
       continue;
     }
     if (first) next = syslog_priority(s, i, p);
+    if (first && !next) next = kube_event_row(s, i, p);
     if (first && !next) next = srun_task(s, i, p);
     first = false;
     if (!next) next = torchrun_label(s, i, p);

@@ -539,3 +539,16 @@ TEST_CASE("a machine's name right after the stamp: before a colon or a level wor
   CHECK(parse_line_prefix("2025-03-14 09:41:07,123 epoch3 loss 1.2").host.empty());
   CHECK(parse_line_prefix("[2025-03-14 09:41:07] v2.18: x").host.empty());
 }
+
+TEST_CASE("kubectl's older event rows name the node in their source column") {
+  const std::string_view e = "  Warning  KernelOops  3m  kernel-monitor, gke-a3-pool-1-abcd  NVRM: Xid (PCI:0000:3b:00): 79";
+  LinePrefix p = parse_line_prefix(e);
+  CHECK(p.host == "gke-a3-pool-1-abcd");
+  CHECK(e.substr(p.message_offset) == "NVRM: Xid (PCI:0000:3b:00): 79");
+  CHECK(parse_line_prefix("  Warning  FailedMount             9s (x8 over 1m)  kubelet, ip-10-0-140-139.ec2.internal  MountVolume.SetUp failed")
+            .host == "ip-10-0-140-139.ec2.internal");
+  // Today's rows name only the component; a message with a comma is not a source column.
+  CHECK(parse_line_prefix("  Warning  FailedMount  9s  kubelet  MountVolume.SetUp failed for volume \"a\", b").host.empty());
+  CHECK(parse_line_prefix("  Warning  BackOff  5s  kubelet  Back-off restarting failed container, pod x-1").host.empty());
+  CHECK(parse_line_prefix("Warning, node-7  x").host.empty());  // not indented: not a row
+}
