@@ -186,12 +186,6 @@ std::string_view program_of(std::string_view command) {
   return first.substr(first.rfind('/') + 1);
 }
 
-// Whether a command may run its output on another machine (remote_host reads which).
-bool remote_launcher(std::string_view command) {
-  std::string_view p = program_of(after_launch_prefixes(command));
-  return p == "ssh" || p == "srun" || p == "sbatch" || p == "salloc" || p == "kubectl" || p == "oc";
-}
-
 // The machine a pasted command ran on when it is not the prompt's: "ssh [opts] [user@]host cmd",
 // "srun -w host cmd" / "--nodelist=host" (sbatch and salloc too: the job went to that host, and what is
 // pasted under it is that job's), "kubectl debug node/host" (the output below is that host's); empty for
@@ -199,6 +193,9 @@ bool remote_launcher(std::string_view command) {
 std::optional<std::string_view> remote_host(std::string_view command) {
   command = after_launch_prefixes(command);
   const std::string_view program = program_of(command);
+  const bool slurm = program == "srun" || program == "sbatch" || program == "salloc";
+  const bool kube = program == "kubectl" || program == "oc";
+  if (program != "ssh" && !slurm && !kube) return std::nullopt;  // before tokenizing: most commands are none
   std::vector<std::string_view> tok;
   for (size_t i = 0; i < command.size() && tok.size() < 24;) {
     size_t j = command.find(' ', i);
@@ -221,7 +218,7 @@ std::optional<std::string_view> remote_host(std::string_view command) {
     }
     return std::nullopt;
   }
-  if (program == "srun" || program == "sbatch" || program == "salloc") {
+  if (slurm) {
     // Slurm's options and their arguments come first ("-N 2 -w node1"): the first -w that names a
     // machine counts.
     for (size_t k = 1; k < tok.size(); ++k) {
@@ -237,7 +234,7 @@ std::optional<std::string_view> remote_host(std::string_view command) {
     if (program != "srun") return std::nullopt;
     return std::string_view();
   }
-  if ((tok[0] == "kubectl" || tok[0] == "oc") && tok.size() > 2 && tok[1] == "debug" && tok[2].substr(0, 5) == "node/")
+  if (kube && tok.size() > 2 && tok[1] == "debug" && tok[2].substr(0, 5) == "node/")
     return host(tok[2].substr(5));
   return std::nullopt;
 }
@@ -258,9 +255,6 @@ std::optional<std::string_view> header_host(std::string_view line) {
   return std::nullopt;
 }
 
-// A per-host section's header as parallel shells and hand-made pastes print it: a host alone with a
-// colon ("gpu-node-3:", pdsh -b and people pasting several nodes' output), Ansible's "gpu-node-3 | FAILED
-// | rc=1 >>", pssh -i's "[1] 10:41:07 [FAILURE] gpu-node-3 Exited with error code 1".
 // A banner a loop over hosts prints before each one's output ("=== gpu-node-3 ===", "----- gpu-node-3
 // -----", "##### gpu-node-3"), or a key and the host alone on a line ("host: gpu-node-3", "Hostname:
 // gpu-node-3", "node = gpu-node-3"): the one word it frames, or nothing.
@@ -289,6 +283,9 @@ std::optional<std::string_view> banner_word(std::string_view line) {
   return core;
 }
 
+// A per-host section's header as parallel shells and hand-made pastes print it: a host alone with a
+// colon ("gpu-node-3:", pdsh -b and people pasting several nodes' output), a banner_word, Ansible's
+// "gpu-node-3 | FAILED | rc=1 >>", pssh -i's "[1] 10:41:07 [FAILURE] gpu-node-3 Exited with error code 1".
 std::optional<std::string_view> parallel_shell_header(std::string_view line) {
   auto machine = [](std::string_view w) { return could_name_machine(w) && !redacted_host(w); };
   // Only a name shaped as a cluster's machines are (node05, gpu-a-07, 10.0.3.17: digits at its end):
@@ -338,8 +335,7 @@ std::optional<std::string_view> section_host(std::string_view line) {
       command.remove_prefix(gt + 1);
       if (!command.empty() && command[0] == ' ') command.remove_prefix(1);
     }
-  if (remote_launcher(command))
-    if (auto h = remote_host(command)) return h;
+  if (auto h = remote_host(command)) return h;
   const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
                              word.find(":~") != std::string_view::npos ? &suse : nullptr};
   re2::StringPiece host, rest;
@@ -377,8 +373,9 @@ std::optional<std::string_view> declared_host(std::string_view line) {
 bool directory_names_machine(std::string_view dir) {
   std::string lower(dir);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  // could_name_machine turns away the counters a prefix would carry ("attempt_0", "rank3").
-  return !numeric(lower) && !counter_word(lower) && !common_word(lower) && !(host_like(lower) && !could_name_machine(lower));
+  // A host-like name must also pass could_name_machine, which turns away the counters a prefix would
+  // carry ("attempt_0", "rank3"); a plain word the tree's author chose ("batch") is kept.
+  return !numeric(lower) && !counter_word(lower) && !common_word(lower) && (!host_like(lower) || could_name_machine(lower));
 }
 
 std::string host_from_file_name(const std::string& path, const std::set<std::string>& nodes) {
@@ -450,7 +447,8 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 }  // namespace
 
 // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
-// " debug node/", "Node:", head/tail's "==> ", scontrol's "NodeName=", a colon ending the line, an
+// "sbatch ", "salloc ", " debug node/", a host or node key ("ost:", "ode:" also find "Node:"), a banner's
+// "===", "---", "###" or "***", head/tail's "==> ", scontrol's "NodeName=", a colon ending the line, an
 // Ansible or pssh status) and start with a prompt's characters are parsed: the rest are skipped by
 // byte search.
 template <class Visit>
@@ -485,10 +483,10 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
 size_t FileHosts::next_section_key(size_t from, size_t limit) {
   // '@' by memchr; the others in one pass of the strided literal search (find would stop at
   // every ':' of a log for ":~").
-  static const LiteralSearch kOthers(std::vector<std::string>{":~", "ssh ", "Node:", "srun ", "sbatch ", "salloc ", " debug node/", "===", "---", "###", "***", "ost:", "ode:",
-                                                              "ostname:", "ost =", "ode =", "==> ", "NodeName=",
-                                                              ":\n", ":\r\n", " | FAILED", " | CHANGED", " | SUCCESS",
-                                                              " | UNREACHABLE", " [FAILURE] ", " [SUCCESS] "});
+  static const LiteralSearch kOthers(std::vector<std::string>{
+      ":~", "ssh ", "srun ", "sbatch ", "salloc ", " debug node/", "===", "---", "###", "***", "ost:", "ode:", "ostname:",
+      "ost =", "ode =", "==> ", "NodeName=", ":\n", ":\r\n", " | FAILED", " | CHANGED", " | SUCCESS", " | UNREACHABLE",
+      " [FAILURE] ", " [SUCCESS] "});
   auto refresh = [&](size_t& next, auto&& find) {
     // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
     if (next < from || next == kUnsearched) next = find();

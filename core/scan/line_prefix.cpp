@@ -45,9 +45,8 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
     if (b < s.size() && s[b] == ':') return b + 1;
     return 0;
   };
-  if (s[a] == ':') {  // "kernel:" with no host, or a machine's name alone after the stamp
-    if (std::string_view w = s.substr(i, a - i); stamped_machine(w) && a + 1 < s.size() && s[a + 1] == ' ')
-      p.host = w;
+  if (s[a] == ':') {  // "kernel:" with no host; a machine's name alone after the stamp is stamped_host's
+    if (stamped_machine(s.substr(i, a - i)) && a + 1 < s.size() && s[a + 1] == ' ') return i;
     return a + 1;
   }
   if (s[a] == '[') {              // "slurmd[123]:" with no host
