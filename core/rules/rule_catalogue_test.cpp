@@ -126,6 +126,30 @@ match = [{ line = "错误: 显存不足" }]
   CHECK(count(findings, true, "", "t.zh") == 0);  // a literal of UTF-8 letters is fine
 }
 
+TEST_CASE("rule lint: an escape only RE2 accepts is an error (export-patterns feeds other engines)") {
+  auto rules = parse(R"(
+[[rule]]
+id = "t.quote"
+title = "quote"
+literals = ["modules loaded"]
+pattern = '''Are the \w+ modules loaded\?\'?'''
+role = "symptom"
+match = [{ line = "Are the lustre modules loaded?" }]
+
+[[rule]]
+id = "t.meta"
+title = "meta"
+literals = ["opCount"]
+pattern = 'opCount \S+ \[nranks=\d+\] \(x\) a\-b \$\.'
+role = "symptom"
+match = [{ line = "opCount 1 [nranks=2] (x) a-b $." }]
+)",
+                     "e.toml");
+  auto findings = lint_rules(rules, rules, 1000);
+  CHECK(count(findings, true, "pattern escapes ''', which needs no escape", "t.quote") == 1);
+  CHECK(count(findings, true, "", "t.meta") == 0);  // escape classes and metacharacters are fine
+}
+
 TEST_CASE("rule lint: literals that leave the prefilter's fast path are an error, said once") {
   std::string text;
   for (int i = 0; i < 17; ++i)

@@ -10,6 +10,23 @@
 
 namespace attribution {
 
+namespace {
+// The first escaped character of `pattern` that is neither a letter or digit (an escape class) nor
+// a regex metacharacter, or 0. RE2 reads `\'` as a quote; ripgrep's engine rejects the whole pattern,
+// so `rules export-patterns` would hand baselines a file they refuse.
+char superfluous_escape(const std::string& pattern) {
+  static constexpr std::string_view kMeta = "\\.+*?()|[]{}^$#&-~";
+  for (size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] != '\\') continue;
+    char c = pattern[++i];
+    if (!std::isalnum(static_cast<unsigned char>(c)) && static_cast<unsigned char>(c) < 0x80 &&
+        kMeta.find(c) == std::string_view::npos)
+      return c;
+  }
+  return 0;
+}
+}  // namespace
+
 std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::vector<Rule>& universe,
                                     int program_budget) {
   std::vector<LintFinding> out;
@@ -75,6 +92,11 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
                                  [&](const Rule& u) { return u.id != r.id && selector_matches(e.what, u); });
       if (!selects) add(true, fmt::format("explains '{}' selects no rule", e.what));
     }
+
+    if (char c = superfluous_escape(r.pattern))
+      add(true, fmt::format("pattern escapes '{}', which needs no escape: RE2 reads it, but ripgrep and other "
+                            "engines given `rules export-patterns` reject the whole pattern; write it plain",
+                            c));
 
     if (r.re) {
       int size = r.regex().ProgramSize();
