@@ -7,7 +7,6 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "core/rules/literal_search.hpp"
@@ -55,10 +54,17 @@ class Matcher {
   size_t longest_literal_ = 0;
   mutable std::once_flag prefilter_once_;
   mutable std::unique_ptr<LiteralSearch> prefilter_;  // the untuned one
-  // Each literal of 4 bytes or more by its first 4, with a filter on its first 2: a line is walked
-  // once to find the literals it holds. Shorter ones (user rules may have them) are searched for.
-  std::vector<uint8_t> first_pair_;                          // 65,536 flags
-  std::unordered_map<uint32_t, std::vector<uint32_t>> by_head_;  // first 4 bytes -> literal indices
+  // Each literal of 4 bytes or more in a bucket by a hash of its first 4, with a filter on its first
+  // 2: a line is walked once to find the literals it holds. Shorter ones (user rules may have them)
+  // are searched for.
+  struct BucketHead {
+    uint64_t bytes;     // the literal's first (up to) 8 bytes
+    uint64_t mask;      // which of them it has
+    uint32_t literal;   // index into forward_literals_
+  };
+  std::vector<uint8_t> first_pair_;           // 65,536 flags
+  std::vector<uint32_t> bucket_start_;        // 65,537 offsets into bucket_heads_
+  std::vector<BucketHead> bucket_heads_;
   std::vector<std::string> forward_literals_;                // distinct
   std::vector<std::vector<int>> literal_rules_;              // per forward literal, its rules
   std::vector<uint32_t> short_literals_;                     // under 4 bytes
