@@ -229,6 +229,33 @@ literals = ["ACCESS_REG(0x805)"]
 pattern = 'ACCESS_REG\(0x805\)'
 role = "benign"
 match = [{ line = "mlx5_cmd_out_err:838:(pid 1441871): ACCESS_REG(0x805) op_mod(0x1) failed" }]
+
+[[rule]]
+id = "t.cancel"
+title = "Step cancelled"
+literals = ["CANCELLED AT"]
+pattern = 'CANCELLED AT'
+role = "cause"
+category = "user_cancelled"
+family = "scheduler"
+blame = "unknown"
+priority = 40
+explains = ["role:symptom"]
+match = [{ line = "*** STEP 4242.0 ON node1 CANCELLED AT 2025-03-14T09:00:00 ***" }]
+
+[[rule]]
+id = "t.task-killed"
+title = "srun: a task was killed"
+literals = [": Killed"]
+pattern = 'task \d+: Killed'
+role = "cause"
+fallback = true
+category = "process_killed"
+family = "host-oom"
+blame = "application"
+priority = 34
+explains = ["role:symptom", { what = "t.cancel", scope = "job", first = true }]
+match = [{ line = "srun: error: node2: task 3: Killed" }]
 )__";
 
 inline RuleSet test_rules() {

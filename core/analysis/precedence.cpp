@@ -37,6 +37,13 @@ bool in_scope(Scope s, const Finding& c, const Finding& f) {
   return false;
 }
 
+// Whether c's line came before f's: by time where both carry one and they differ, else by position in
+// one file; lines of two files whose order no time tells are in no known order.
+bool came_first(const Finding& c, const Finding& f) {
+  if (!c.time_inferred && !f.time_inferred && c.first_seen != f.first_seen) return c.first_seen < f.first_seen;
+  return c.file >= 0 && c.file == f.file && c.input_order < f.input_order;
+}
+
 std::string human(Micros d) {
   if (d % (3600 * kMicrosPerSecond) == 0) return fmt::format("{}h", d / (3600 * kMicrosPerSecond));
   if (d % (60 * kMicrosPerSecond) == 0) return fmt::format("{}m", d / (60 * kMicrosPerSecond));
@@ -59,7 +66,7 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
   bool claims_weak = weak_as_symptom && fr.fallback && !(cr.blame == Blame::application && hardware);
   for (const Explain& e : cr.explains) {
     bool selected = selector_matches(e.what, fr) || (claims_weak && e.what == "role:symptom");
-    if (!selected || !in_scope(e.scope, c, f)) continue;
+    if (!selected || !in_scope(e.scope, c, f) || (e.first && !came_first(c, f))) continue;
     if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
     if (!best || narrowness(e.scope) < narrowness(best->scope)) best = &e;
   }
@@ -412,7 +419,16 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   std::vector<size_t> causes, fallbacks;
   for (size_t i = 0; i < F.size(); ++i)
     if (rules.rules[F[i].rule].role == Role::cause) (rules.rules[F[i].rule].fallback ? fallbacks : causes).push_back(i);
-  if (causes.empty()) causes.swap(fallbacks);
+  if (causes.empty()) {
+    causes.swap(fallbacks);
+  } else {
+    // A weak cause that explains a stronger one is that one's cause: it competes (and demotes it).
+    std::vector<size_t> strong = causes;
+    for (size_t w : fallbacks)
+      if (std::any_of(strong.begin(), strong.end(), [&](size_t c) { return explains(F[w], F[c], rules, nullptr); }))
+        causes.push_back(w);
+    std::sort(causes.begin(), causes.end());
+  }
   auto is_cause = [&](size_t i) { return std::binary_search(causes.begin(), causes.end(), i); };
 
   Demotions dem{t, rules, causes, {}, {}, {}};

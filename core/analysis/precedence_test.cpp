@@ -280,3 +280,37 @@ TEST_CASE("an application fault claims a weak link error as its symptom, never a
   alone.add("t.weak-remap", "node2", kT0, -1, "0000:5d:00.0");
   CHECK(sole_root(alone) == "t.weak-remap");
 }
+
+TEST_CASE("a weak cause that explains a stronger one only when it came first: a task killed before the cancel") {
+  auto root_of = [](bool kill_first, bool timed) {
+    Builder b;
+    auto kill = [&] {
+      Finding& f = b.add("t.task-killed", "node2", kT0 + (timed && !kill_first ? kMin : 0), 3, "", !timed);
+      f.file = 0;
+    };
+    auto cancel = [&] {
+      Finding& f = b.add("t.cancel", "node1", kT0 + (timed && kill_first ? kMin : 0));
+      f.file = 0;
+    };
+    if (kill_first) kill(), cancel();
+    else cancel(), kill();
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE(d.roots.size() == 1);
+    return b.rule_of(t, d.roots[0].finding).id;
+  };
+  // The kill's line has no time of its own: the order in the file decides.
+  CHECK(root_of(true, false) == "t.task-killed");  // srun tore the step down because a task died
+  CHECK(root_of(false, false) == "t.cancel");      // the cancel's own teardown killed the task
+  // Both timed: the times decide.
+  CHECK(root_of(true, true) == "t.task-killed");
+  CHECK(root_of(false, true) == "t.cancel");
+
+  Builder two_files;  // inferred time and different files: no order is known, so nothing is claimed
+  two_files.add("t.task-killed", "node2", kT0, 3, "", true).file = 0;
+  two_files.add("t.cancel", "node1", kT0).file = 1;
+  auto t = two_files.timeline();
+  auto d = resolve_precedence(t, two_files.rules, two_files.w);
+  REQUIRE(d.roots.size() == 1);
+  CHECK(two_files.rule_of(t, d.roots[0].finding).id == "t.cancel");
+}

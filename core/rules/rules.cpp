@@ -212,15 +212,19 @@ Status parse_rule_precedence(const toml::table& t, const TomlReader& rr, Rule& r
         e.what = *v;
       } else if (const toml::table* et = el.as_table()) {
         TomlReader er(*et, rr.file(), "rule " + rule.id + ".explains");
-        if (auto st = er.only_keys({"what", "scope", "within"}); !st) return st;
+        if (auto st = er.only_keys({"what", "scope", "within", "first"}); !st) return st;
         std::optional<std::string> s;
         ATTRIBUTION_TRY(s, er.str("what", true));
         e.what = *s;
         ATTRIBUTION_TRY(s, er.str("scope"));
         if (s) ATTRIBUTION_TRY(e.scope, parse_scope(er, "scope", *s));
         ATTRIBUTION_TRY(e.within, duration_field(er, "within", within));
+        if (const toml::node* fi = et->get("first")) {
+          if (!fi->as_boolean()) return er.error("first", "first is true or false");
+          e.first = fi->as_boolean()->get();
+        }
       } else {
-        return rr.error("explains", "each explains entry is a string or a table {what, scope, within}");
+        return rr.error("explains", "each explains entry is a string or a table {what, scope, within, first}");
       }
       rule.explains.push_back(std::move(e));
     }

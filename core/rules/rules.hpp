@@ -29,6 +29,10 @@ struct Explain {
   std::string what;  // rule id or glob, "category:X", "family:X", "role:symptom"
   Scope scope = Scope::job;
   Micros within = 0;
+  // Only when the explaining line came first: earlier in time, or, where a time is inferred, earlier in
+  // the same file (srun's "task N: Killed" before the step's CANCELLED line is why srun cancelled it;
+  // after it, the cancel's teardown).
+  bool first = false;
 };
 
 struct Sample {

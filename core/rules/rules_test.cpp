@@ -38,6 +38,7 @@ TEST_CASE("a valid rule loads with its explains table") {
   CHECK(r.explains[0].scope == Scope::job);
   CHECK(r.explains[1].scope == Scope::gpu);
   CHECK(r.explains[1].within == 5 * 60 * kMicrosPerSecond);
+  CHECK_FALSE(r.explains[1].first);
   CHECK(check_samples(r));
   CHECK(selector_matches("t.*", r));
   CHECK(selector_matches("family:accelerator-gpu", r));
@@ -93,6 +94,12 @@ TEST_CASE("invalid rules are errors with the line") {
   bad(std::string(base) + "\nwat = 1\n", "unknown key 'wat'");
   bad("[[rule]]\nid = \"x\"\ntitle = [1\n", "");  // TOML syntax error
   bad("[[rule]]\nid = \"x\"\ntitle = \"t\"\npattern = \"a\"\nliterals = [\"a\"]\nrole = \"symptom\"\n", "match sample");
+  // An explains entry may require its explainer first; the flag is a boolean.
+  std::string ordered = std::string(base).replace(base.find("within = \"5m\""), 0, "first = true, ");
+  auto with_first = parse_rules(ordered, "x.toml");
+  REQUIRE(with_first);
+  CHECK(with_first->front().explains[1].first);
+  bad(std::string(base).replace(base.find("within = \"5m\""), 0, "first = 1, "), "first is true or false");
   std::string with_repeated = std::string(base).replace(base.find("explains ="), 0, "repeated = { processes = 1 }\n");
   bad(with_repeated, "processes must be between 2 and 1000");
   bad(std::string(base).replace(base.find("explains ="), 0, "repeated = { blame = \"gpu\" }\n"), "blame 'gpu'");
