@@ -121,16 +121,26 @@ bool Matcher::has_literal(int index, std::string_view line) const {
   return false;
 }
 
-void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {
+void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
+                              std::vector<std::map<std::string, std::string>>* groups) const {
   thread_local std::vector<int> owners;  // reused: no allocation per candidate line
   rules_with_literal(line, &owners);
   hits->clear();
   blocks->clear();
+  if (groups) groups->clear();
   for (int idx : owners) {
     const Rule& r = rules_.rules[idx];
     if (!r.reads_stream(stream)) continue;
-    if (r.lines > 1) blocks->push_back(idx);
-    else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) hits->push_back(idx);
+    if (r.lines > 1) {
+      blocks->push_back(idx);
+    } else if (groups) {
+      // Nearly every candidate line matches: one match with its groups costs less than a yes/no match
+      // now and the groups later.
+      std::map<std::string, std::string> g;
+      if (rule_groups(r, line, &g)) hits->push_back(idx), groups->push_back(std::move(g));
+    } else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) {
+      hits->push_back(idx);
+    }
   }
 }
 
@@ -147,10 +157,12 @@ void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* 
   }
 }
 
-void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const {
-  candidate_rules(line, stream, hits, blocks);
-  for (int r : *hits)
-    if (rules_.rules[r].role == Role::benign) {
+void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
+                         std::vector<std::map<std::string, std::string>>* groups) const {
+  candidate_rules(line, stream, hits, blocks, groups);
+  for (size_t i = 0; i < hits->size(); ++i)
+    if (int r = (*hits)[i]; rules_.rules[r].role == Role::benign) {
+      if (groups) *groups = {std::move((*groups)[i])};
       *hits = {r};
       blocks->clear();
       return;

@@ -32,7 +32,10 @@ class Matcher {
   // What the scan reads a line as: its single-line rule hits and its block triggers, except that a
   // line a benign rule knows is noise whatever else it looks like (then `hits` is that rule alone
   // and `blocks` is empty). `rules match` shows the same.
-  void line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const;
+  // `groups`, when given: each hit's named captures (rule_groups), in the order of `hits`: the scan
+  // keeps them instead of matching the line a second time.
+  void line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
+                  std::vector<std::map<std::string, std::string>>* groups = nullptr) const;
   // Tail rules (per-call traces) reading `stream` that match `line`; the scan reads them from a
   // file's end (FileScanner::scan_tail), never in the forward pass.
   void tail_hits(std::string_view line, Stream stream, std::vector<int>* hits) const;
@@ -48,7 +51,8 @@ class Matcher {
   void rules_with_literal(std::string_view line, std::vector<int>* out) const;
   // Of those reading `stream`: the single-line rules whose pattern matches, and the multi-line
   // rules (their pattern runs on the joined block), both ascending.
-  void candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks) const;
+  void candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
+                       std::vector<std::map<std::string, std::string>>* groups = nullptr) const;
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
   size_t longest_literal_ = 0;

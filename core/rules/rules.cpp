@@ -416,18 +416,27 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
   return out;
 }
 
-bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
+bool rule_groups(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
   const RE2& re = rule.regex();
   int n = re.NumberOfCapturingGroups();
-  std::vector<re2::StringPiece> groups(n + 1);
+  thread_local std::vector<re2::StringPiece> groups;  // reused: one per candidate line otherwise
+  groups.assign(n + 1, re2::StringPiece());
   if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
     return false;
   // One name may stand in several alternatives (RE2 allows it): the leftmost group that took part gives the value.
   for (const auto& [i, name] : re.CapturingGroupNames())
     if (groups[i].data()) out->try_emplace(name, groups[i].data(), groups[i].size());
-  for (const auto& c : rule.when)
-    if (!holds(c, *out)) return false;
   return true;
+}
+
+bool when_holds(const Rule& rule, const std::map<std::string, std::string>& captures) {
+  for (const auto& c : rule.when)
+    if (!holds(c, captures)) return false;
+  return true;
+}
+
+bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
+  return rule_groups(rule, text, out) && when_holds(rule, *out);
 }
 
 Status check_samples(const Rule& rule) {

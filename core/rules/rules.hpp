@@ -154,6 +154,10 @@ Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with
 // The rule's named captures on `text` (repeated names merged, the first that took part wins);
 // false unless the pattern matches and every `when` condition holds.
 bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out);
+// The two halves of rule_captures: whether the pattern matches `text` (as RE2::PartialMatch says),
+// with its named captures; and whether a match's captures meet the rule's `when` conditions.
+bool rule_groups(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out);
+bool when_holds(const Rule& rule, const std::map<std::string, std::string>& captures);
 // Runs one rule's samples through the same prefilter + pattern path that scanning uses.
 Status check_samples(const Rule& rule);
 // A selector of an `explains` entry matches a rule.

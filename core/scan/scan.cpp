@@ -103,17 +103,18 @@ class FileScanner {
                    [this](size_t pos) { return origin(pos); }, [this](size_t pos) { touch(pos); });
     size_t pos = 0;
     std::vector<int> hits, blocks;
+    std::vector<std::map<std::string, std::string>> groups;  // each hit's captures, from verify
     bytes_ = bytes ? &*bytes : nullptr;
     while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
-      verify(line, &hits, &blocks, out);
+      verify(line, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
         ++out.matching;
         LinePrefix prefix = parse_line_prefix(line);
         int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
         touch(pos);
-        for (int r : hits) emit(r, line, line, pos, line_no, prefix, out);
+        for (size_t i = 0; i < hits.size(); ++i) emit(hits[i], line, line, pos, line_no, prefix, out, &groups[i]);
         for (int r : blocks) {
           std::string block = join_block(pos, m_.rules().rules[r].lines);
           emit(r, line, block, pos, line_no, prefix, out);
@@ -156,11 +157,12 @@ class FileScanner {
     return std::string_view::npos;
   }
 
-  void verify(std::string_view line, std::vector<int>* hits, std::vector<int>* blocks, FileScan& out) const {
+  void verify(std::string_view line, std::vector<int>* hits, std::vector<int>* blocks,
+              std::vector<std::map<std::string, std::string>>* groups, FileScan& out) const {
     ++out.candidates;
-    if (!measure_) return m_.line_rules(line, stream_, hits, blocks);
+    if (!measure_) return m_.line_rules(line, stream_, hits, blocks, groups);
     auto t0 = std::chrono::steady_clock::now();
-    m_.line_rules(line, stream_, hits, blocks);
+    m_.line_rules(line, stream_, hits, blocks, groups);
     out.verify_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -330,12 +332,18 @@ class FileScanner {
     return h;
   }
 
+  // `groups`: the captures verify already read on `text`, else they are read here.
   void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
-            const LinePrefix& prefix, FileScan& out) {
+            const LinePrefix& prefix, FileScan& out, std::map<std::string, std::string>* groups = nullptr) {
     Finding f;
     f.rule = rule;
     f.file = file_index_;
-    if (!m_.captures(rule, text, &f.fields)) return;
+    if (groups) {
+      f.fields = std::move(*groups);
+      if (!when_holds(m_.rules().rules[rule], f.fields)) return;
+    } else if (!m_.captures(rule, text, &f.fields)) {
+      return;
+    }
     std::optional<Micros> t;
     if (auto it = f.fields.find("time"); it != f.fields.end()) {
       if (auto c = parse_iso8601(it->second)) t = c->utc_offset_s ? civil_to_micros_utc(*c) - Micros(*c->utc_offset_s) * kMicrosPerSecond
