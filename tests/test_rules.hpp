@@ -256,6 +256,20 @@ blame = "application"
 priority = 34
 explains = ["role:symptom", { what = "t.cancel", scope = "job", first = true }]
 match = [{ line = "srun: error: node2: task 3: Killed" }]
+
+[[rule]]
+id = "t.weak-alone"
+title = "A weak cause whose explains say what it accounts for alone"
+literals = ["MPID_nem_ib_init"]
+pattern = 'MPID_nem_ib_init'
+role = "cause"
+fallback = true
+category = "mpi_init"
+family = "network-fabric"
+blame = "infrastructure"
+priority = 30
+explains = ["role:symptom", "t.cancel"]
+match = [{ line = "MPID_nem_ib_init: cannot create cq" }]
 )__";
 
 inline RuleSet test_rules() {

@@ -52,7 +52,8 @@ std::string human(Micros d) {
 
 }  // namespace
 
-bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why, bool weak_as_symptom) {
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why, bool weak_as_symptom,
+              bool ordered_only) {
   const Rule& cr = rules.rules[c.rule];
   const Rule& fr = rules.rules[f.rule];
   // Of the entries that hold, the narrowest scope is the best explanation: gpu, host, peer, job.
@@ -65,6 +66,7 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
   bool hardware = fr.blame == Blame::infrastructure && (fr.family.starts_with("accelerator-") || fr.family == "host");
   bool claims_weak = weak_as_symptom && fr.fallback && !(cr.blame == Blame::application && hardware);
   for (const Explain& e : cr.explains) {
+    if (ordered_only && !e.first) continue;
     bool selected = selector_matches(e.what, fr) || (claims_weak && e.what == "role:symptom");
     if (!selected || !in_scope(e.scope, c, f) || (e.first && !came_first(c, f))) continue;
     if (timed && (f.first_seen < c.first_seen - kClockSkew || f.first_seen > c.first_seen + e.within)) continue;
@@ -422,10 +424,13 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   if (causes.empty()) {
     causes.swap(fallbacks);
   } else {
-    // A weak cause that explains a stronger one is that one's cause: it competes (and demotes it).
+    // A weak cause whose line came before a stronger one it explains (an entry with first = true) is that
+    // one's cause: it competes, and demotes it. Other entries of weak causes were written for when they
+    // stand alone ("slurm.*", "nccl.*"), so they promote nothing.
     std::vector<size_t> strong = causes;
     for (size_t w : fallbacks)
-      if (std::any_of(strong.begin(), strong.end(), [&](size_t c) { return explains(F[w], F[c], rules, nullptr); }))
+      if (std::any_of(strong.begin(), strong.end(),
+                      [&](size_t c) { return explains(F[w], F[c], rules, nullptr, false, true); }))
         causes.push_back(w);
     std::sort(causes.begin(), causes.end());
   }

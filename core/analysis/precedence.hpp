@@ -39,7 +39,9 @@ Diagnosis resolve_precedence(const Timeline& timeline, const RuleSet& rules, con
 
 // Whether cause `c` explains finding `f`; fills `why` when it does.
 // `weak_as_symptom`: `f` is a weak (fallback) cause that stronger causes outweigh, so it reads as a
-// symptom and "role:symptom" entries select it too.
-bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why, bool weak_as_symptom = false);
+// symptom and "role:symptom" entries select it too. `ordered_only`: only entries with `first = true`
+// count (the order of the lines is evidence a weak cause may outrank a strong one by).
+bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::string* why, bool weak_as_symptom = false,
+              bool ordered_only = false);
 
 }  // namespace attribution

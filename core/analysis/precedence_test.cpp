@@ -313,4 +313,12 @@ TEST_CASE("a weak cause that explains a stronger one only when it came first: a 
   auto d = resolve_precedence(t, two_files.rules, two_files.w);
   REQUIRE(d.roots.size() == 1);
   CHECK(two_files.rule_of(t, d.roots[0].finding).id == "t.cancel");
+
+  Builder unordered;  // an entry without first = true promotes nothing, even first in the file
+  unordered.add("t.weak-alone", "node2", kT0, 3, "", true).file = 0;
+  unordered.add("t.cancel", "node1", kT0).file = 0;
+  auto tu = unordered.timeline();
+  auto du = resolve_precedence(tu, unordered.rules, unordered.w);
+  REQUIRE(du.roots.size() == 1);
+  CHECK(unordered.rule_of(tu, du.roots[0].finding).id == "t.cancel");
 }
