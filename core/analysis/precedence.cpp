@@ -73,7 +73,9 @@ bool explains(const Finding& c, const Finding& f, const RuleSet& rules, std::str
     if (!best || narrowness(e.scope) < narrowness(best->scope)) best = &e;
   }
   if (!best) return false;
-  if (why)
+  if (why && best->first)
+    *why = fmt::format("{} explains {} ({} scope; its line came first)", cr.id, fr.id, to_string(best->scope));
+  else if (why)
     *why = timed ? fmt::format("{} explains {} ({} scope, within {})", cr.id, fr.id, to_string(best->scope), human(best->within))
                  : fmt::format("{} explains {} ({} scope; a time is inferred, so roles decide)", cr.id, fr.id,
                                to_string(best->scope));

@@ -186,7 +186,15 @@ struct ReportBuilder {
     rc.message = own_words(f.evidence.front().text);
     if (rule.fallback) {
       rc.confidence = Confidence::low;
-      rc.detail = "a weak cause: it is the root cause only because nothing stronger was found";
+      const std::vector<size_t>& ex = d.roots[i].explained;
+      auto strong = std::find_if(ex.begin(), ex.end(), [&](size_t k) {
+        const Rule& r = rules.rules[t.findings[k].rule];
+        return r.role == Role::cause && !r.fallback;
+      });
+      rc.detail = strong == ex.end()
+                      ? "a weak cause: it is the root cause only because nothing stronger was found"
+                      : fmt::format("a weak cause: it is the root cause because its line came before {}, which it explains",
+                                    rules.rules[t.findings[*strong].rule].id);
     }
     if (host != f.host) rc.detail += std::string(rc.detail.empty() ? "" : "; ") + "its host is the peer its symptoms name";
     // The peer's, not the reporter's: the reporting process's GPU, rank and pid are not the peer's.
