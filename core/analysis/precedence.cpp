@@ -429,9 +429,9 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
     // A weak cause whose line came before a stronger one it explains (an entry with first = true) is that
     // one's cause: it competes, and demotes it. Other entries of weak causes were written for when they
     // stand alone ("slurm.*", "nccl.*"), so they promote nothing.
-    std::vector<size_t> strong = causes;
+    const size_t strong = causes.size();  // the weak ones promoted are appended after these
     for (size_t w : fallbacks)
-      if (std::any_of(strong.begin(), strong.end(),
+      if (std::any_of(causes.begin(), causes.begin() + strong,
                       [&](size_t c) { return explains(F[w], F[c], rules, nullptr, false, true); }))
         causes.push_back(w);
     std::sort(causes.begin(), causes.end());

@@ -282,43 +282,24 @@ TEST_CASE("an application fault claims a weak link error as its symptom, never a
 }
 
 TEST_CASE("a weak cause that explains a stronger one only when it came first: a task killed before the cancel") {
-  auto root_of = [](bool kill_first, bool timed) {
+  // A weak cause and a step cancel, the weak one's line first or not; timed (a minute apart) or with the
+  // weak one's time inferred; in one file or two.
+  auto root_of = [](const char* weak, bool weak_first, bool timed, bool one_file = true) {
     Builder b;
-    auto kill = [&] {
-      Finding& f = b.add("t.task-killed", "node2", kT0 + (timed && !kill_first ? kMin : 0), 3, "", !timed);
-      f.file = 0;
-    };
-    auto cancel = [&] {
-      Finding& f = b.add("t.cancel", "node1", kT0 + (timed && kill_first ? kMin : 0));
-      f.file = 0;
-    };
-    if (kill_first) kill(), cancel();
-    else cancel(), kill();
-    auto t = b.timeline();
-    auto d = resolve_precedence(t, b.rules, b.w);
-    REQUIRE(d.roots.size() == 1);
-    return b.rule_of(t, d.roots[0].finding).id;
+    auto add_weak = [&] { b.add(weak, "node2", kT0 + (timed && !weak_first ? kMin : 0), 3, "", !timed).file = 0; };
+    auto add_cancel = [&] { b.add("t.cancel", "node1", kT0 + (timed && weak_first ? kMin : 0)).file = one_file ? 0 : 1; };
+    if (weak_first) add_weak(), add_cancel();
+    else add_cancel(), add_weak();
+    return sole_root(b);
   };
   // The kill's line has no time of its own: the order in the file decides.
-  CHECK(root_of(true, false) == "t.task-killed");  // srun tore the step down because a task died
-  CHECK(root_of(false, false) == "t.cancel");      // the cancel's own teardown killed the task
+  CHECK(root_of("t.task-killed", true, false) == "t.task-killed");  // srun tore the step down because a task died
+  CHECK(root_of("t.task-killed", false, false) == "t.cancel");      // the cancel's own teardown killed the task
   // Both timed: the times decide.
-  CHECK(root_of(true, true) == "t.task-killed");
-  CHECK(root_of(false, true) == "t.cancel");
-
-  Builder two_files;  // inferred time and different files: no order is known, so nothing is claimed
-  two_files.add("t.task-killed", "node2", kT0, 3, "", true).file = 0;
-  two_files.add("t.cancel", "node1", kT0).file = 1;
-  auto t = two_files.timeline();
-  auto d = resolve_precedence(t, two_files.rules, two_files.w);
-  REQUIRE(d.roots.size() == 1);
-  CHECK(two_files.rule_of(t, d.roots[0].finding).id == "t.cancel");
-
-  Builder unordered;  // an entry without first = true promotes nothing, even first in the file
-  unordered.add("t.weak-alone", "node2", kT0, 3, "", true).file = 0;
-  unordered.add("t.cancel", "node1", kT0).file = 0;
-  auto tu = unordered.timeline();
-  auto du = resolve_precedence(tu, unordered.rules, unordered.w);
-  REQUIRE(du.roots.size() == 1);
-  CHECK(unordered.rule_of(tu, du.roots[0].finding).id == "t.cancel");
+  CHECK(root_of("t.task-killed", true, true) == "t.task-killed");
+  CHECK(root_of("t.task-killed", false, true) == "t.cancel");
+  // Inferred time and two files: no order is known, so nothing is claimed.
+  CHECK(root_of("t.task-killed", true, false, false) == "t.cancel");
+  // An entry without first = true promotes nothing, even first in the file.
+  CHECK(root_of("t.weak-alone", true, false) == "t.cancel");
 }

@@ -153,6 +153,13 @@ Result<std::optional<int64_t>> TomlReader::integer(std::string_view key) const {
   return error(key, fmt::format("'{}' must be an integer", key));
 }
 
+Result<std::optional<bool>> TomlReader::boolean(std::string_view key) const {
+  const toml::node* n = t_.get(key);
+  if (!n) return std::optional<bool>{};
+  if (const auto* v = n->as_boolean()) return std::optional<bool>(v->get());
+  return error(key, fmt::format("{} is true or false", key));
+}
+
 Result<std::vector<std::string>> TomlReader::str_list(std::string_view key) const {
   std::vector<std::string> out;
   const toml::node* n = t_.get(key);

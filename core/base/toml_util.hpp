@@ -23,6 +23,8 @@ class TomlReader {
   // Each getter returns an Error when the key is present with the wrong type, or absent and required.
   Result<std::optional<std::string>> str(std::string_view key, bool required = false) const;
   Result<std::optional<int64_t>> integer(std::string_view key) const;
+  // A TOML boolean only (toml++ would read 1 as true): "<key> is true or false" otherwise.
+  Result<std::optional<bool>> boolean(std::string_view key) const;
   Result<std::vector<std::string>> str_list(std::string_view key) const;
   // A positive duration ("30s", "2m") into `out`, left as it is when the key is absent.
   Status positive_duration(std::string_view key, Micros& out) const;

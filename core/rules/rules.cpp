@@ -219,10 +219,9 @@ Status parse_rule_precedence(const toml::table& t, const TomlReader& rr, Rule& r
         ATTRIBUTION_TRY(s, er.str("scope"));
         if (s) ATTRIBUTION_TRY(e.scope, parse_scope(er, "scope", *s));
         ATTRIBUTION_TRY(e.within, duration_field(er, "within", within));
-        if (const toml::node* fi = et->get("first")) {
-          if (!fi->as_boolean()) return er.error("first", "first is true or false");
-          e.first = fi->as_boolean()->get();
-        }
+        std::optional<bool> first;
+        ATTRIBUTION_TRY(first, er.boolean("first"));
+        e.first = first.value_or(false);
       } else {
         return rr.error("explains", "each explains entry is a string or a table {what, scope, within, first}");
       }
@@ -241,16 +240,12 @@ Status parse_rule_variants(const toml::table& t, const TomlReader& rr, Rule& rul
   if (const toml::node* rp = t.get("repeated")) {
     ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
   }
-  if (const toml::node* fb = t.get("fallback")) {
-    if (!fb->as_boolean()) return rr.error("fallback", "fallback is true or false");  // not 1 (toml++ would convert)
-    bool v = fb->as_boolean()->get();
-    if (v && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
-    rule.fallback = v;
-  }
-  if (const toml::node* tl = t.get("tail")) {
-    if (!tl->as_boolean()) return rr.error("tail", "tail is true or false");
-    rule.tail = tl->as_boolean()->get();
-  }
+  std::optional<bool> flag;
+  ATTRIBUTION_TRY(flag, rr.boolean("fallback"));
+  if (flag.value_or(false) && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
+  rule.fallback = flag.value_or(false);
+  ATTRIBUTION_TRY(flag, rr.boolean("tail"));
+  rule.tail = flag.value_or(false);
   std::string signal;
   if (auto st = read_str(rr, "signal", signal, false); !st) return st;
   if (signal == "timeout") rule.signal = Signal::timeout;

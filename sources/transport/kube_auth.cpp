@@ -252,10 +252,9 @@ Status parse_kube_keys(const TomlReader& r, KubeKeys& out, const std::string& ba
     ATTRIBUTION_TRY(v, r.str(key));
     if (v) *field = is_path ? path(*v) : *v;
   }
-  if (const toml::node* b = r.table().get("in_cluster")) {
-    if (!b->is_boolean()) return r.error("in_cluster", "in_cluster is true or false");
-    out.auth.in_cluster = *b->value<bool>();
-  }
+  std::optional<bool> in_cluster;
+  ATTRIBUTION_TRY(in_cluster, r.boolean("in_cluster"));
+  if (in_cluster) out.auth.in_cluster = *in_cluster;
   return r.positive_duration("timeout", out.auth.timeout);
 }
 
