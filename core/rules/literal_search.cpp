@@ -96,7 +96,7 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
     else unique.insert(l);
   }
   lits_.assign(unique.begin(), unique.end());
-  table_.assign(size_t{1} << kBits, 0);
+  bits_.assign((size_t{1} << kFilterBits) / 64, 0);
   size_t shortest = 4;
   for (const auto& l : lits_) shortest = std::min(shortest, l.size());
 #if defined(__SSE2__)
@@ -207,8 +207,8 @@ bool LiteralSearch::strided_for(const std::vector<std::string>& literals) {
 void LiteralSearch::add_window(uint32_t literal, size_t offset) {
   uint32_t w = load_short(lits_[literal].data() + offset, width_);
   entries_.push_back({w, static_cast<uint32_t>(offset), literal});
-  uint8_t& slot = table_[hash(w)];
-  slot = slot == 0 || slot == tag(w) ? tag(w) : kShared;
+  uint32_t x = filter_bit(w);
+  bits_[x >> 6] |= uint64_t{1} << (x & 63);
   max_offset_ = std::max(max_offset_, offset);
 }
 
@@ -249,7 +249,11 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
   const char* p = buf.data();
   size_t best = std::string_view::npos, limit = n, i = from;
 #if defined(__SSE2__)
-  const uint8_t* table = table_.data();
+  const uint64_t* bits = bits_.data();
+  auto bit = [bits](uint32_t w) {
+    uint32_t x = filter_bit(w);
+    return bits[x >> 6] >> (x & 63);
+  };
   __m128i va[kMaxShort], vb[kMaxShort];
   const size_t np = tests_.size();
   for (size_t k = 0; k < np; ++k) va[k] = _mm_set1_epi8(tests_[k].a), vb[k] = _mm_set1_epi8(tests_[k].b);
@@ -259,8 +263,8 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
     // Mapped page-cache data streams from memory, and the hardware prefetcher stops at each 4 KiB
     // page: asking ahead is worth about 15% here.
     if (i + 1024 < n) __builtin_prefetch(p + i + 1024);
-    uint32_t acc = table[hash(load32(p + i))] | table[hash(load32(p + i + 4))] | table[hash(load32(p + i + 8))] |
-                   table[hash(load32(p + i + 12))];
+    uint32_t acc = static_cast<uint32_t>(
+        (bit(load32(p + i)) | bit(load32(p + i + 4)) | bit(load32(p + i + 8)) | bit(load32(p + i + 12))) & 1);
     int pm = 0;
     if (np) {
       __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
@@ -295,7 +299,6 @@ size_t LiteralSearch::find_every(std::string_view buf, size_t from) const {
   const size_t n = buf.size();
   const char* p = buf.data();
   const uint32_t mask = kFullWidth ? 0xFFFFFFFFu : mask_;
-  const uint8_t* table = table_.data();
   size_t best = std::string_view::npos, limit = n, i = from;
   auto hit = [&](size_t at) {
     check_window(p, n, from, at, &best);
@@ -306,7 +309,7 @@ size_t LiteralSearch::find_every(std::string_view buf, size_t from) const {
   while (i < fast_end && i < limit) {
     if (i + 16 <= fast_end) {
       uint32_t acc = 0;
-      for (int k = 0; k < 16; ++k) acc |= table[hash(load32(p + i + k) & mask)];
+      for (int k = 0; k < 16; ++k) acc |= maybe(load32(p + i + k) & mask);
       if (acc == 0) {
         i += 16;
         continue;

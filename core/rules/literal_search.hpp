@@ -17,8 +17,8 @@ namespace attribution {
 // in a hash table, so testing every kStride-th position of the text meets one of them wherever
 // the literal starts. The run of windows is the one rarest in a sample of the input when given
 // one (log lines repeat a few templates, so which 4-grams are common cannot be told from the bytes
-// alone). The table (32 KiB, a byte per hash so it stays in L1 and needs no bit shifts) rejects
-// almost every position; a hit is verified against the literals with that window.
+// alone). A bitset (128 KiB) rejects almost every position; a hit is verified against the
+// literals with that window.
 // The few shorter literals are found by a 16-byte SSE2 compare of one byte pair of each (two bytes
 // of the literal, not always adjacent: short literals that share a pair share its compare, such as
 // the '[' and ']' of kernel module tags " [nfs]", " [osc]"). Without SSE2, or with many short
@@ -57,13 +57,13 @@ class LiteralSearch {
     uint32_t dist;
     uint32_t first, last;
   };
-  static uint32_t hash(uint32_t w) { return (w * 0x9E3779B1u) >> (32 - kBits); }
-  // A second, independent 8 bits of the window, never 0 (an empty slot).
-  static uint8_t tag(uint32_t w) { return static_cast<uint8_t>(((w * 0x85EBCA6Bu) >> 24) | 1); }
-  // The slot of `w` holds its tag, or kShared: then some window may be there.
+  // The filter's bit for a window; its top kBits bits are the window's bucket of entries.
+  static uint32_t filter_bit(uint32_t w) { return (w * 0x9E3779B1u) >> (32 - kFilterBits); }
+  static uint32_t hash(uint32_t w) { return filter_bit(w) >> (kFilterBits - kBits); }
+  // Whether some literal's window may be `w`: its bit is set.
   bool maybe(uint32_t w) const {
-    uint8_t t = table_[hash(w)];
-    return t == tag(w) || t == kShared;
+    uint32_t x = filter_bit(w);
+    return (bits_[x >> 6] >> (x & 63)) & 1;
   }
   void add_window(uint32_t literal, size_t offset);
   void check_window(const char* p, size_t n, size_t from, size_t i, size_t* best) const;
@@ -79,13 +79,14 @@ class LiteralSearch {
   static constexpr size_t kMaxShort = kMaxShortLiterals;
   static constexpr uint32_t kMaxPairDist = kMinWindowed - 2;  // two bytes of a short literal are at most this far apart
   static_assert(kMinWindowed == kStride + 3);
-  static constexpr uint8_t kShared = 0xFF;  // a slot more than one window hashes to
+  // A bit per hash of 20 bits (128 KiB, in L2): with a few thousand windows about 1% of a text's
+  // windows pass, so nearly every 16-byte block is rejected by four bit tests. A byte table of 32
+  // KiB (in L1, but a fifth of its slots taken) let a third of the blocks through to the slow path.
+  static constexpr int kFilterBits = 20;
   std::vector<std::string> lits_;
   std::vector<Entry> entries_;     // grouped by hash: those of hash h are [start_[h], start_[h+1])
   std::vector<uint32_t> start_;
-  // Per hash: 0 if no window has it, else the tag of the one window that does (kShared: more than
-  // one). The hot loop tests for non-zero; the tag rejects most hash collisions before the lookup.
-  std::vector<uint8_t> table_;
+  std::vector<uint64_t> bits_;  // the filter: bit filter_bit(w) is set for each literal window w
   std::vector<Pair> pairs_;  // grouped by test
   std::vector<PairTest> tests_;
   uint32_t max_dist_ = 1;  // the SIMD loop reads this many bytes past a block
