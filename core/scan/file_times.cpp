@@ -3,11 +3,13 @@
 #include <algorithm>
 
 #include "core/base/text.hpp"
+#include "core/rules/literal_search.hpp"
 
 namespace attribution {
 
 namespace {
-constexpr int kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
+constexpr int64_t kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
+constexpr size_t kSweepBytes = size_t(64) << 10;  // a look-around sweeps this much between line counts
 }  // namespace
 
 FileTimes::FileTimes(std::string_view buf, TimeContext ctx, bool year_known, Micros unknown,
@@ -53,28 +55,69 @@ std::optional<Micros> FileTimes::own_time(size_t start) {
   return time_of(parse_line_prefix(line));
 }
 
+// The lines before q's (q starts a line), nearest first, at most kInferSearchLines of them and none
+// starting at or before `floor` (unless floor is 0): the first with a time. Only lines holding a
+// stamp's mark are parsed; the sweep between them counts newlines, not lines visited one by one.
 std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) {
-  size_t start = q;
-  for (int n = 0; n < kInferSearchLines && start > floor; ++n) {
-    start = line_start(buf_, start - 1);  // the line before: this walk crosses every line between untimed findings
-    if (start <= floor && floor > 0) break;
-    if (auto t = own_time(start)) {
+  size_t hi = q;          // marks are looked for before hi
+  int64_t lines_up = 0;   // lines starting in [hi, q): the line containing hi - 1 is number lines_up
+  while (hi > floor) {
+    const size_t lo = hi - std::min(hi - floor, kSweepBytes);
+    size_t c = prev_time_mark(buf_, lo, hi);
+    size_t start = c == std::string_view::npos ? lo : line_start(buf_, c);
+    if (c != std::string_view::npos && floor > 0 && start <= floor) return std::nullopt;
+    const size_t from = c == std::string_view::npos ? lo : start;
+    lines_up += static_cast<int64_t>(count_byte(buf_.substr(from, hi - from), '\n'));
+    if (c == std::string_view::npos) {
+      if (lines_up > kInferSearchLines) return std::nullopt;
+      hi = lo;
+      continue;
+    }
+    if (lines_up > kInferSearchLines) return std::nullopt;  // its line is number lines_up - 1
+    if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
       touch_(start);
       return Anchor{start, t};
     }
+    hi = start;
   }
   return std::nullopt;
 }
 
+// The lines after q's, nearest first, at most kInferSearchLines of them: the first with a time, or
+// where the look stopped.
 FileTimes::Anchor FileTimes::search_forward(size_t q) {
-  size_t p = buf_.find('\n', q);
-  for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) {
-    if (auto t = own_time(p + 1)) {
-      touch_(p + 1);
-      return Anchor{p + 1, t};
+  const size_t first_nl = buf_.find('\n', q);
+  size_t line = first_nl == std::string_view::npos ? buf_.size() : first_nl + 1;  // the next unread line
+  size_t swept = line;  // marks are looked for from here (mid-line when a line is longer than a sweep)
+  int64_t index = 0;    // of the line at `line`
+  while (line < buf_.size() && index < kInferSearchLines) {
+    const size_t to = std::min(buf_.size(), swept + kSweepBytes);
+    size_t c = next_time_mark(buf_, swept, to);
+    if (c == std::string_view::npos) {
+      if (to == buf_.size()) break;
+      if (size_t next = line_start(buf_, to); next > line) {
+        index += static_cast<int64_t>(count_byte(buf_.substr(line, next - line), '\n'));
+        line = next;
+      }
+      swept = to;
+      continue;
     }
-    p = buf_.find('\n', p + 1);
+    size_t start = line_start(buf_, c);
+    index += static_cast<int64_t>(count_byte(buf_.substr(line, start - line), '\n'));
+    if (index >= kInferSearchLines) break;
+    if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
+      touch_(start);
+      return Anchor{start, t};
+    }
+    size_t nl = buf_.find('\n', c);
+    if (nl == std::string_view::npos) break;
+    line = swept = nl + 1;
+    ++index;
   }
+  // Not found: where a line-by-line look would have stopped (the newline after the last line it
+  // read), which later queries use as the edge of what was read.
+  size_t p = first_nl;
+  for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) p = buf_.find('\n', p + 1);
   return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
 }
 

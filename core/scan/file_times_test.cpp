@@ -1,7 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
+#include "core/base/text.hpp"
 #include "core/scan/file_times.hpp"
 #include "tests/test_util.hpp"
 
@@ -46,4 +49,90 @@ TEST_CASE("file times: a year-less stamp with no year from the job is a guess, a
               [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
   CHECK(t.time_of(parse_line_prefix("Mar 14 09:41:07 node1 kernel: x")));
   CHECK(t.year_guessed());
+}
+
+namespace {
+// The nearest timed line by brute force: every line's own time, then the closest on each side.
+Micros nearest_by_brute_force(const std::string& buf, size_t q, FileTimes& t) {
+  std::optional<std::pair<size_t, Micros>> prev, next;
+  for (size_t pos = 0; pos < buf.size();) {
+    size_t eol = buf.find('\n', pos);
+    if (pos != q)
+      if (auto own = t.time_of(parse_line_prefix(line_at(buf, pos)), false)) {
+        if (pos < q) prev = std::make_pair(pos, *own);
+        else if (!next) next = std::make_pair(pos, *own);
+      }
+    if (eol == std::string::npos) break;
+    pos = eol + 1;
+  }
+  if (next && (!prev || next->first - q < q - prev->first)) return next->second;
+  return prev ? prev->second : kTimeUnknown;
+}
+}  // namespace
+
+TEST_CASE("file times: the look for the nearest timed line finds what reading every line finds") {
+  // Lines with and without stamps, lines with mark bytes that are no stamp (NCCL's host:pid:tid, a
+  // clock in the middle, '{' and '[' not followed by seconds), CRLF, empty lines, and lines longer
+  // than one sweep of the look-around with or without a stamp at their end.
+  const std::vector<std::string> kinds = {
+      "2025-03-14T09:0{m}:00Z node1 timed",
+      "Mar 14 09:4{m}:07 node1 kernel: syslog timed",
+      "node0001:100000:100000 [0] NCCL INFO Channel 00/0{m} : 0[0] -> 1[1]",
+      "[rank0]: step {m} loss 1.0",
+      "text with a clock 12:3{m}:56 inside",
+      "{\"not\": \"json {m}\"",
+      "[ 12.5{m}] no boot time for this",
+      "",
+      "crlf line {m}\r",
+      std::string(70000, 'x') + " long line {m}",
+      std::string(70000, 'y') + " 2025-03-14T10:0{m}:00Z late stamp",
+  };
+  std::mt19937 rng(20261204);
+  for (int round = 0; round < 40; ++round) {
+    std::string buf;
+    std::vector<size_t> starts;
+    const int lines = 20 + static_cast<int>(rng() % 200);
+    for (int i = 0; i < lines; ++i) {
+      std::string l = kinds[rng() % kinds.size()];
+      if (size_t m = l.find("{m}"); m != std::string::npos) l.replace(m, 3, std::to_string(rng() % 10));
+      starts.push_back(buf.size());
+      buf += l + (i + 1 < lines || rng() % 2 ? "\n" : "");
+    }
+    FileTimes in_order(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+    FileTimes any_order(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+    std::vector<size_t> shuffled = starts;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    for (size_t i = 0; i < starts.size(); ++i) {
+      if (!in_order.time_of(parse_line_prefix(line_at(buf, starts[i])), false)) {
+        INFO("round " << round << ", line " << i);
+        CHECK(in_order.inferred_time(starts[i]) == nearest_by_brute_force(buf, starts[i], in_order));
+      }
+      if (!any_order.time_of(parse_line_prefix(line_at(buf, shuffled[i])), false)) {
+        INFO("round " << round << ", shuffled query " << i);
+        CHECK(any_order.inferred_time(shuffled[i]) == nearest_by_brute_force(buf, shuffled[i], any_order));
+      }
+    }
+  }
+}
+
+TEST_CASE("file times: the look goes at most 5000 lines each way") {
+  auto with_gap = [](int untimed) {
+    std::string buf = "2025-03-14T09:00:00Z node1 before\n";
+    for (int i = 0; i < untimed; ++i) buf += "node1:1:1 [0] NCCL INFO untimed\n";
+    return buf;
+  };
+  for (int gap : {4999, 5000, 5001, 6000}) {
+    const std::string buf = with_gap(gap);
+    const size_t last = buf.rfind("node1:1:1");
+    FileTimes t(buf, utc2025(), true, 7, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+    INFO("untimed lines: " << gap);
+    // The last untimed line is `gap` lines below the stamp: found within 5000 lines only.
+    CHECK(t.inferred_time(last) == (gap <= 5000 ? test::utc("2025-03-14T09:00:00Z") : Micros{7}));
+    // The same distance looking forward: the first line asks, the stamp is `gap` lines below it.
+    std::string down;
+    for (int i = 0; i < gap; ++i) down += "node1:1:1 [0] NCCL INFO untimed\n";
+    down += "2025-03-14T09:00:00Z node1 after\n";
+    FileTimes f(down, utc2025(), true, 7, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+    CHECK(f.inferred_time(0) == (gap <= 5000 ? test::utc("2025-03-14T09:00:00Z") : Micros{7}));
+  }
 }

@@ -151,6 +151,16 @@ bool mono_at(const char* e, const char* c) {
 bool marks_time(const char* b, const char* e, const char* c) {
   return *c == '{' || (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c));
 }
+
+// The bytes that can start a stamp's mark, 16 at a time: a mask of them.
+#if defined(__SSE2__)
+unsigned mark_bytes(const char* c) {
+  const __m128i brace = _mm_set1_epi8('{'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
+  __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
+  __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, brace), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
+  return static_cast<unsigned>(_mm_movemask_epi8(hit));
+}
+#endif
 }  // namespace
 
 // One pass over the line (the look-around calls this on every line between untimed findings): the
@@ -160,17 +170,45 @@ bool may_carry_time(std::string_view s) {
   const char* e = b + s.size();
   const char* c = b;
 #if defined(__SSE2__)
-  const __m128i brace = _mm_set1_epi8('{'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
-  for (; e - c >= 16; c += 16) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
-    __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, brace), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
-    for (unsigned m = static_cast<unsigned>(_mm_movemask_epi8(hit)); m; m &= m - 1)
+  for (; e - c >= 16; c += 16)
+    for (unsigned m = mark_bytes(c); m; m &= m - 1)
       if (marks_time(b, e, c + __builtin_ctz(m))) return true;
-  }
 #endif
   for (; c < e; ++c)
     if (marks_time(b, e, c)) return true;
   return false;
+}
+
+// A mark never spans a newline (its bytes are digits, ':', '.', '{', '[' and spaces before a digit),
+// so testing it against the whole buffer's bounds answers as its line's bounds would.
+size_t next_time_mark(std::string_view buf, size_t from, size_t to) {
+  const char* b = buf.data();
+  const char* e = b + buf.size();
+  const char* c = b + from;
+  const char* end = b + std::min(to, buf.size());
+#if defined(__SSE2__)
+  for (; end - c >= 16; c += 16)
+    for (unsigned m = mark_bytes(c); m; m &= m - 1)
+      if (marks_time(b, e, c + __builtin_ctz(m))) return static_cast<size_t>(c + __builtin_ctz(m) - b);
+#endif
+  for (; c < end; ++c)
+    if (marks_time(b, e, c)) return static_cast<size_t>(c - b);
+  return std::string_view::npos;
+}
+
+size_t prev_time_mark(std::string_view buf, size_t from, size_t to) {
+  const char* b = buf.data();
+  const char* e = b + buf.size();
+  const char* lo = b + from;
+  const char* c = b + std::min(to, buf.size());  // candidates lie before c
+#if defined(__SSE2__)
+  for (; c - lo >= 16; c -= 16)
+    for (unsigned m = mark_bytes(c - 16); m; m &= ~(1u << (31 - __builtin_clz(m))))
+      if (const char* at = c - 16 + (31 - __builtin_clz(m)); marks_time(b, e, at)) return static_cast<size_t>(at - b);
+#endif
+  while (c > lo)
+    if (marks_time(b, e, --c)) return static_cast<size_t>(c - b);
+  return std::string_view::npos;
 }
 
 

@@ -75,5 +75,10 @@ size_t month_day_clock(std::string_view r, CivilTime& t);
 // "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{'. A few SIMD byte searches, so a look for
 // the nearest timed line skips the full parse of the untimed lines it passes (NCCL INFO, progress).
 bool may_carry_time(std::string_view line);
+// The first (next_) or last (prev_) offset in [from, to) of `buf` where a stamp's mark starts, or
+// npos: a line may carry a time exactly when one of its bytes is such an offset. The look for the
+// nearest timed line sweeps the bytes for marks instead of testing every line it passes.
+size_t next_time_mark(std::string_view buf, size_t from, size_t to);
+size_t prev_time_mark(std::string_view buf, size_t from, size_t to);
 
 }  // namespace attribution
