@@ -19,7 +19,8 @@ std::optional<std::string_view> section_host(std::string_view line);
 // The machine a kernel log says it is: "systemd[1]: Set hostname to <host>.", "HOSTNAME=host" on
 // the kernel command line, hostnamectl's "Static hostname: host", a GitHub Actions job log's header
 // "Machine name: 'host'" (or, after it in rank, a self-hosted runner's "Runner name: 'host'"; a hosted
-// runner's name has spaces, "GitHub Actions 2", and names no machine).
+// runner's name has spaces, "GitHub Actions 2", and names no machine), `kubectl describe node`'s
+// "Hostname:", smartd's warning mail's "host name:".
 std::optional<std::string_view> declared_host(std::string_view line);
 
 // The machine a file's name names, in a flat directory of excerpts: "dmesg-node12.txt",
