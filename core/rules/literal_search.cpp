@@ -249,11 +249,6 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
   const char* p = buf.data();
   size_t best = std::string_view::npos, limit = n, i = from;
 #if defined(__SSE2__)
-  const uint64_t* bits = bits_.data();
-  auto bit = [bits](uint32_t w) {
-    uint32_t x = filter_bit(w);
-    return bits[x >> 6] >> (x & 63);
-  };
   __m128i va[kMaxShort], vb[kMaxShort];
   const size_t np = tests_.size();
   for (size_t k = 0; k < np; ++k) va[k] = _mm_set1_epi8(tests_[k].a), vb[k] = _mm_set1_epi8(tests_[k].b);
@@ -263,8 +258,7 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
     // Mapped page-cache data streams from memory, and the hardware prefetcher stops at each 4 KiB
     // page: asking ahead is worth about 15% here.
     if (i + 1024 < n) __builtin_prefetch(p + i + 1024);
-    uint32_t acc = static_cast<uint32_t>(
-        (bit(load32(p + i)) | bit(load32(p + i + 4)) | bit(load32(p + i + 8)) | bit(load32(p + i + 12))) & 1);
+    uint32_t acc = maybe(load32(p + i)) | maybe(load32(p + i + 4)) | maybe(load32(p + i + 8)) | maybe(load32(p + i + 12));
     int pm = 0;
     if (np) {
       __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));

@@ -48,11 +48,13 @@ std::optional<Micros> FileTimes::boot_from_file() {
   return boot_;
 }
 
-// The time the line at `start` carries, if any; most lines a look-around passes carry none.
-std::optional<Micros> FileTimes::own_time(size_t start) {
-  std::string_view line = line_at(buf_, start);
-  if (!may_carry_time(line)) return std::nullopt;
-  return time_of(parse_line_prefix(line));
+// A time anchor: the time the line at `start` (one holding a stamp's mark) carries, if any; a line
+// read for its time is recorded.
+std::optional<FileTimes::Anchor> FileTimes::anchor_at(size_t start) {
+  auto t = time_of(parse_line_prefix(line_at(buf_, start)));
+  if (!t) return std::nullopt;
+  touch_(start);
+  return Anchor{start, t};
 }
 
 // The lines before q's (q starts a line), nearest first, at most kInferSearchLines of them and none
@@ -63,21 +65,13 @@ std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) 
   int64_t lines_up = 0;   // lines starting in [hi, q): the line containing hi - 1 is number lines_up
   while (hi > floor) {
     const size_t lo = hi - std::min(hi - floor, kSweepBytes);
-    size_t c = prev_time_mark(buf_, lo, hi);
-    size_t start = c == std::string_view::npos ? lo : line_start(buf_, c);
+    const size_t c = prev_time_mark(buf_, lo, hi);
+    const size_t start = c == std::string_view::npos ? lo : line_start(buf_, c);  // of c's line, or the sweep's
     if (c != std::string_view::npos && floor > 0 && start <= floor) return std::nullopt;
-    const size_t from = c == std::string_view::npos ? lo : start;
-    lines_up += static_cast<int64_t>(count_byte(buf_.substr(from, hi - from), '\n'));
-    if (c == std::string_view::npos) {
-      if (lines_up > kInferSearchLines) return std::nullopt;
-      hi = lo;
-      continue;
-    }
-    if (lines_up > kInferSearchLines) return std::nullopt;  // its line is number lines_up - 1
-    if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
-      touch_(start);
-      return Anchor{start, t};
-    }
+    lines_up += static_cast<int64_t>(count_byte(buf_.substr(start, hi - start), '\n'));
+    if (lines_up > kInferSearchLines) return std::nullopt;  // c's line would be number lines_up - 1
+    if (c != std::string_view::npos)
+      if (auto a = anchor_at(start)) return a;
     hi = start;
   }
   return std::nullopt;
@@ -105,10 +99,7 @@ FileTimes::Anchor FileTimes::search_forward(size_t q) {
     size_t start = line_start(buf_, c);
     index += static_cast<int64_t>(count_byte(buf_.substr(line, start - line), '\n'));
     if (index >= kInferSearchLines) break;
-    if (auto t = time_of(parse_line_prefix(line_at(buf_, start)))) {
-      touch_(start);
-      return Anchor{start, t};
-    }
+    if (auto a = anchor_at(start)) return *a;
     size_t nl = buf_.find('\n', c);
     if (nl == std::string_view::npos) break;
     line = swept = nl + 1;

@@ -34,7 +34,7 @@ class FileTimes {
     std::optional<Micros> time;  // unset: nothing timed before `pos` (a forward search's limit)
   };
   std::optional<Micros> boot_from_file();
-  std::optional<Micros> own_time(size_t start);
+  std::optional<Anchor> anchor_at(size_t start);
   std::optional<Anchor> search_back(size_t q, size_t floor);
   Anchor search_forward(size_t q);
 

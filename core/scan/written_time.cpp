@@ -163,21 +163,8 @@ unsigned mark_bytes(const char* c) {
 #endif
 }  // namespace
 
-// One pass over the line (the look-around calls this on every line between untimed findings): the
-// bytes that can start a stamp's mark are found 16 at a time and only those are looked at.
-bool may_carry_time(std::string_view s) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  const char* c = b;
-#if defined(__SSE2__)
-  for (; e - c >= 16; c += 16)
-    for (unsigned m = mark_bytes(c); m; m &= m - 1)
-      if (marks_time(b, e, c + __builtin_ctz(m))) return true;
-#endif
-  for (; c < e; ++c)
-    if (marks_time(b, e, c)) return true;
-  return false;
-}
+// A line's own bounds and the whole buffer's answer alike (see next_time_mark).
+bool may_carry_time(std::string_view s) { return next_time_mark(s, 0, s.size()) != std::string_view::npos; }
 
 // A mark never spans a newline (its bytes are digits, ':', '.', '{', '[' and spaces before a digit),
 // so testing it against the whole buffer's bounds answers as its line's bounds would.

@@ -1,7 +1,7 @@
 #pragma once
 // Clock and date stamps as logs write them, read in place: each reader looks at one layout at a
 // given offset and gives the civil time it says (no year or zone guessed here), or nothing.
-// The line-prefix parser chains them; file_times asks may_carry_time before parsing a line.
+// The line-prefix parser chains them; file_times looks for a stamp's mark before parsing a line.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -72,8 +72,7 @@ size_t syslog_date(std::string_view r, CivilTime& t);
 size_t month_day_clock(std::string_view r, CivilTime& t);
 
 // False only when the line-prefix parser can give `line` no time: every stamp it reads holds a clock
-// "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{'. A few SIMD byte searches, so a look for
-// the nearest timed line skips the full parse of the untimed lines it passes (NCCL INFO, progress).
+// "dd:dd:dd", dmesg's "[ d.d]" or a journald record's '{' (one of next_time_mark's offsets).
 bool may_carry_time(std::string_view line);
 // The first (next_) or last (prev_) offset in [from, to) of `buf` where a stamp's mark starts, or
 // npos: a line may carry a time exactly when one of its bytes is such an offset. The look for the
