@@ -89,9 +89,11 @@ bool could_name_machine(std::string_view w) {
   for (std::string_view m : kModules)
     if (w.substr(0, m.size()) == m) return false;
   // Programs whose names carry a digit or a hyphen, as a host's do ("python3: can't open file ..."),
-  // also with a version after a dot ("python3.10:").
+  // also with a version after a dot ("python3.10:"), and the file system tools named <tool>.<type>
+  // ("mount.nfs: Connection timed out"), whose dot reads like a domain's.
   static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
-                                                   "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi"};
+                                                   "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi",
+                                                   "mount", "umount", "fsck", "mkfs"};
   if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return false;
   if (gpu_index_word(w)) return false;
   // A GPU architecture's name ("sm_90", "gfx90a", "compute_80"), not a machine.

@@ -204,6 +204,9 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("python3: can't open file '/workspace/train.py'").host.empty());
   CHECK(parse_line_prefix("python3.10: error while loading shared libraries").host.empty());
   CHECK(parse_line_prefix("nvidia-smi: command not found").host.empty());
+  CHECK(parse_line_prefix("mount.nfs: Connection timed out").host.empty());
+  CHECK(parse_line_prefix("mount.nfs4: access denied by server while mounting 10.0.0.2:/home").host.empty());
+  CHECK(parse_line_prefix("fsck.ext4: Bad magic number in super-block").host.empty());
   CHECK(parse_line_prefix("node1.cluster.local: kernel: NVRM: Xid 79").host == "node1.cluster.local");
   CHECK(parse_line_prefix("gpu-7.py-lab.org: kernel: NVRM: Xid 79").host == "gpu-7.py-lab.org");
   // kubectl logs --timestamps before a glog header: the level and date are not a host.
