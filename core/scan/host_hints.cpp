@@ -63,9 +63,9 @@ bool numeric(std::string_view w) {
 }
 
 // Counters, versions, model sizes and network interfaces in file names: "rank3", "v2", "llama3", "70b",
-// "gpu3", "ib0".
+// "gpu3", "ib0"; a counter also with a separator before its number ("attempt-1", "step_100").
 bool counter_word(std::string_view w) {
-  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|ib|eth|bond|hsn|mlx|cuda|python|py|llama|gpt|qwen|mistral|mixtral|gemma|deepseek|bloom|falcon|phi|glm|chatglm|internlm|olmo|pythia|whisper|yolov|t|bert|resnet|vit)\d+[a-z]?|\d+[bmk])");
+  static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|ib|eth|bond|hsn|mlx|cuda|python|py|llama|gpt|qwen|mistral|mixtral|gemma|deepseek|bloom|falcon|phi|glm|chatglm|internlm|olmo|pythia|whisper|yolov|t|bert|resnet|vit)\d+[a-z]?|(?:part|run|try|attempt|step|epoch|iter|rank|trial|copy)[-_]\d+|\d+[bmk])");
   return numeric(w) || gpu_index_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
 }
 
@@ -100,6 +100,7 @@ std::vector<std::string> name_parts(const std::string& lower) {
 // counters beside them) are peeled off its ends, or empty. `peeled` says a machine's own log kind
 // (dmesg, syslog, ...) was removed: a name beside it is a machine even without a digit.
 std::string machine_in_part(const std::string& part, bool& peeled) {
+  if (counter_word(part)) return "";  // "attempt-1", "step_100": a count, before its words are split
   std::vector<std::string> w = split(part, "-");
   bool machine_kind_here = false;
   auto peel = [&](bool front) {

@@ -155,6 +155,8 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/gpu3.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-gpu-node-5.txt", none) == "gpu-node-5");
   CHECK(host_from_file_name("x/worker-3.log", none) == "worker-3");
+  CHECK(host_from_file_name("x/attempt-1.log", none).empty());  // a retry's counter, not a machine
+  CHECK(host_from_file_name("x/train_step-100.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-e3sm.txt", none) == "e3sm");  // a log kind beside it: a machine
   CHECK(host_from_file_name("x/c122-021.log", none) == "c122-021");
   CHECK(host_from_file_name("x/x3014c0s19b0n0.log", none) == "x3014c0s19b0n0");
