@@ -29,6 +29,19 @@ bool stamped_machine(std::string_view w) {
   return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w);
 }
 
+// "[ 1234.567890]" at s[i]: the kernel's seconds since boot as dmesg prints them.
+bool dmesg_stamp_at(std::string_view s, size_t i) {
+  if (i >= s.size() || s[i] != '[') return false;
+  size_t k = i + 1;
+  while (k < s.size() && s[k] == ' ') ++k;
+  size_t digits = k;
+  while (k < s.size() && is_digit(s[k])) ++k;
+  if (k == digits || k >= s.size() || s[k] != '.') return false;
+  size_t frac = ++k;
+  while (k < s.size() && is_digit(s[k])) ++k;
+  return k > frac && k < s.size() && s[k] == ']';
+}
+
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   size_t a = i;
@@ -57,6 +70,10 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view word = s.substr(i, a - i);
   if (is_level_word(word) || word.size() > kMaxHostName) return i;
   size_t e = tag_end(a + 1);
+  if (!e && dmesg_stamp_at(s, a + 1) && could_name_machine(word) && !redacted_host(word)) {
+    p.host = word;  // a forwarder's template without the tag: "<stamp> node3 [230333.706980] msg"
+    return a + 1;
+  }
   if (!e) return i;
   if (!redacted_host(word)) p.host = word;
   return e;

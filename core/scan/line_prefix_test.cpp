@@ -171,6 +171,16 @@ TEST_CASE("launcher labels before an NCCL prefix: OpenMPI tags and bracketed nam
   CHECK(summary.message_offset == 8);
 }
 
+TEST_CASE("a syslog header without its tag before the kernel's seconds since boot") {
+  auto p = parse_line_prefix("Feb 28 04:25:23 n3 [230333.706980] rapidnj invoked oom-killer: gfp_mask=0x280da");
+  CHECK(p.host == "n3");
+  CHECK(p.mono.has_value());
+  CHECK(std::string_view("Feb 28 04:25:23 n3 [230333.706980] rapidnj invoked").substr(p.message_offset) == "rapidnj invoked");
+  // a level word or a bracket that is not a stamp: no host
+  CHECK(parse_line_prefix("Feb 28 04:25:23 ERROR [main] x").host.empty());
+  CHECK(parse_line_prefix("Feb 28 04:25:23 worker [rank 3] x").host.empty());
+}
+
 TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   auto p = parse_line_prefix("slurm0-a3-ghpc-8: [rank17]:[E ProcessGroupNCCL.cpp:1182] [Rank 2] NCCL watchdog");
   CHECK(p.host == "slurm0-a3-ghpc-8");
