@@ -29,18 +29,9 @@ bool stamped_machine(std::string_view w) {
   return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w);
 }
 
-// "[ 1234.567890]" at s[i]: the kernel's seconds since boot as dmesg prints them.
-bool dmesg_stamp_at(std::string_view s, size_t i) {
-  if (i >= s.size() || s[i] != '[') return false;
-  size_t k = i + 1;
-  while (k < s.size() && s[k] == ' ') ++k;
-  size_t digits = k;
-  while (k < s.size() && is_digit(s[k])) ++k;
-  if (k == digits || k >= s.size() || s[k] != '.') return false;
-  size_t frac = ++k;
-  while (k < s.size() && is_digit(s[k])) ++k;
-  return k > frac && k < s.size() && s[k] == ']';
-}
+// dmesg's "[   12.345678]" at s[i] (defined with the other stamp readers below): a forwarder's syslog
+// template without the tag puts it straight after the host.
+std::optional<size_t> dmesg_mono(std::string_view s, size_t i, LinePrefix& p);
 
 // After a syslog/journal time: "[host ]tag[pid]: ". Sets host when present; returns the offset after.
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
@@ -70,7 +61,7 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   std::string_view word = s.substr(i, a - i);
   if (is_level_word(word) || word.size() > kMaxHostName) return i;
   size_t e = tag_end(a + 1);
-  if (!e && dmesg_stamp_at(s, a + 1) && could_name_machine(word) && !redacted_host(word)) {
+  if (LinePrefix stamp; !e && dmesg_mono(s, a + 1, stamp) && could_name_machine(word) && !redacted_host(word)) {
     p.host = word;  // a forwarder's template without the tag: "<stamp> node3 [230333.706980] msg"
     return a + 1;
   }

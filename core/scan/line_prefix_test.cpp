@@ -178,7 +178,7 @@ TEST_CASE("a syslog header without its tag before the kernel's seconds since boo
   CHECK(std::string_view("Feb 28 04:25:23 n3 [230333.706980] rapidnj invoked").substr(p.message_offset) == "rapidnj invoked");
   // a level word or a bracket that is not a stamp: no host
   CHECK(parse_line_prefix("Feb 28 04:25:23 ERROR [main] x").host.empty());
-  CHECK(parse_line_prefix("Feb 28 04:25:23 worker [rank 3] x").host.empty());
+  CHECK(parse_line_prefix("Feb 28 04:25:23 node3 [main] x").host.empty());
 }
 
 TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
