@@ -51,7 +51,7 @@ std::optional<Micros> FileTimes::boot_from_file() {
 // A time anchor: the time the line at `start` (one holding a stamp's mark) carries, if any; a line
 // read for its time is recorded.
 std::optional<FileTimes::Anchor> FileTimes::anchor_at(size_t start) {
-  auto t = time_of(parse_line_prefix(line_at(buf_, start)));
+  auto t = time_of(prefix_at(start));
   if (!t) return std::nullopt;
   touch_(start);
   return Anchor{start, t};
@@ -110,6 +110,16 @@ FileTimes::Anchor FileTimes::search_forward(size_t q) {
   size_t p = first_nl;
   for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) p = buf_.find('\n', p + 1);
   return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
+}
+
+LinePrefix FileTimes::prefix_at(size_t start) {
+  for (const Parsed& e : parsed_)
+    if (e.pos == start) return e.prefix;
+  Parsed& e = parsed_[next_parsed_];
+  next_parsed_ ^= 1;
+  e.pos = start;
+  e.prefix = parse_line_prefix(line_at(buf_, start));
+  return e.prefix;
 }
 
 Micros FileTimes::inferred_time(size_t q) {

@@ -1,6 +1,7 @@
 #pragma once
 // The times of one file's lines: a line's own (its prefix; dmesg seconds since boot with the boot
 // time the file itself gives), and for a line without one, the nearest timed line's.
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -25,6 +26,9 @@ class FileTimes {
   // line at `q`, which has none: a bounded time, marked inferred by the caller. Queries in file
   // order reuse the last answer across a run of untimed lines instead of searching again.
   Micros inferred_time(size_t q);
+  // The prefix of the line starting at `start`. The lines last read for a time are kept: the timed
+  // line a forward look found is often the next line the scan reads.
+  LinePrefix prefix_at(size_t start);
   const TimeContext& context() const { return ctx_; }
   bool year_guessed() const { return year_guessed_; }
 
@@ -50,6 +54,12 @@ class FileTimes {
   std::optional<size_t> last_query_;
   std::optional<Anchor> last_prev_;
   Anchor last_next_{0, std::nullopt};
+  struct Parsed {
+    size_t pos = SIZE_MAX;
+    LinePrefix prefix;
+  };
+  Parsed parsed_[2];  // the two lines last parsed, the newer at parsed_[next_parsed_ ^ 1]
+  int next_parsed_ = 0;
 };
 
 }  // namespace attribution

@@ -136,3 +136,28 @@ TEST_CASE("file times: the look goes at most 5000 lines each way") {
     CHECK(f.inferred_time(0) == (gap <= 5000 ? test::utc("2025-03-14T09:00:00Z") : Micros{7}));
   }
 }
+
+TEST_CASE("file times: a line's prefix is the parser's, whether kept from a look for a time or read afresh") {
+  const std::string buf =
+      "node7:11:12 [0] NCCL INFO Using network IB\n"
+      "2025-03-14T09:00:00Z node1 first\n"
+      "node7:11:12 [0] NCCL INFO cudaDriverVersion 12040\n"
+      "Mar 14 09:00:05 node2 kernel: second\n"
+      "[rank3]: third\n";
+  FileTimes t(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+  std::vector<size_t> starts{0};
+  for (size_t nl = buf.find('\n'); nl + 1 < buf.size(); nl = buf.find('\n', nl + 1)) starts.push_back(nl + 1);
+  // A look for a time keeps the timed lines around the untimed one; then every line, twice over, in
+  // an order that evicts what was kept.
+  t.inferred_time(starts[2]);
+  for (int round = 0; round < 2; ++round)
+    for (size_t k : {4, 1, 3, 1, 0, 2, 2}) {
+      LinePrefix want = parse_line_prefix(line_at(buf, starts[k]));
+      LinePrefix got = t.prefix_at(starts[k]);
+      CHECK(got.host == want.host);
+      CHECK(got.rank == want.rank);
+      CHECK(got.pid == want.pid);
+      CHECK(got.message_offset == want.message_offset);
+      CHECK(got.civil.has_value() == want.civil.has_value());
+    }
+}

@@ -111,7 +111,7 @@ class FileScanner {
       verify(line, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
         ++out.matching;
-        LinePrefix prefix = parse_line_prefix(line);
+        LinePrefix prefix = times_->prefix_at(pos);
         int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
         touch(pos);
         for (size_t i = 0; i < hits.size(); ++i) emit(hits[i], line, line, pos, line_no, prefix, out, &groups[i]);
