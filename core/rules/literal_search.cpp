@@ -1,6 +1,7 @@
 #include "core/rules/literal_search.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <map>
@@ -9,6 +10,10 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ATTRIBUTION_AVX2 1
 #endif
 
 namespace attribution {
@@ -87,7 +92,17 @@ class WindowCounts {
   std::unordered_map<uint32_t, uint32_t> quads_;
 };
 
+#if defined(ATTRIBUTION_AVX2)
+bool cpu_has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
+std::atomic<bool> avx2_allowed{true};
+
 }  // namespace
+
+void LiteralSearch::use_avx2(bool on) { avx2_allowed = on; }
 
 LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::string_view sample) {
   std::set<std::string> unique;
@@ -249,6 +264,9 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
   const char* p = buf.data();
   size_t best = std::string_view::npos, limit = n, i = from;
 #if defined(__SSE2__)
+#if defined(ATTRIBUTION_AVX2)
+  if (!tests_.empty() && avx2_allowed.load(std::memory_order_relaxed) && cpu_has_avx2()) i = avx2_blocks(p, n, from, i, &best, &limit);
+#endif
   __m128i va[kMaxShort], vb[kMaxShort];
   const size_t np = tests_.size();
   for (size_t k = 0; k < np; ++k) va[k] = _mm_set1_epi8(tests_[k].a), vb[k] = _mm_set1_epi8(tests_[k].b);
@@ -286,6 +304,45 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
   }
   return best;
 }
+
+#if defined(ATTRIBUTION_AVX2)
+// The SSE2 loop's work on 32 positions at once, for when there are pairs to compare (without them
+// the SSE2 loop is faster): the 8 windows at i, i+4, ..., i+28 are the 8 lanes of one load, hashed
+// together and looked up in the filter (read as 32-bit words) by one gather; each pair's compare
+// covers 32 bytes. 3.4 -> 4.3 GB/s on tier R's text with the built-in rules' 3 pair tests.
+__attribute__((target("avx2"))) size_t LiteralSearch::avx2_blocks(const char* p, size_t n, size_t from, size_t i,
+                                                                 size_t* best, size_t* limit) const {
+  static_assert(std::endian::native == std::endian::little);
+  const int* words = reinterpret_cast<const int*>(bits_.data());
+  const __m256i golden = _mm256_set1_epi32(static_cast<int>(0x9E3779B1u)), low5 = _mm256_set1_epi32(31),
+                one = _mm256_set1_epi32(1);
+  __m256i va[kMaxShort], vb[kMaxShort];
+  const size_t np = tests_.size();
+  for (size_t k = 0; k < np; ++k) va[k] = _mm256_set1_epi8(tests_[k].a), vb[k] = _mm256_set1_epi8(tests_[k].b);
+  while (i + 32 + max_dist_ <= n && i < *limit) {
+    if (i + 1024 < n) __builtin_prefetch(p + i + 1024);
+    __m256i v0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    __m256i x = _mm256_srli_epi32(_mm256_mullo_epi32(v0, golden), 32 - kFilterBits);
+    __m256i w = _mm256_i32gather_epi32(words, _mm256_srli_epi32(x, 5), 4);
+    __m256i bit = _mm256_and_si256(_mm256_srlv_epi32(w, _mm256_and_si256(x, low5)), one);
+    uint32_t lanes = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(bit, one))));
+    __m256i any = _mm256_setzero_si256();
+    for (size_t k = 0; k < np; ++k) {
+      __m256i vd = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + tests_[k].dist));
+      any = _mm256_or_si256(any, _mm256_and_si256(_mm256_cmpeq_epi8(v0, va[k]), _mm256_cmpeq_epi8(vd, vb[k])));
+    }
+    uint32_t pm = static_cast<uint32_t>(_mm256_movemask_epi8(any));
+    if ((lanes | pm) != 0) {
+      for (; lanes; lanes &= lanes - 1) check_window(p, n, from, i + kStride * static_cast<size_t>(__builtin_ctz(lanes)), best);
+      for (; pm; pm &= pm - 1)
+        for (const PairTest& t : tests_) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pm)), t, best);
+      if (*best != std::string_view::npos) *limit = std::min(*limit, *best + max_offset_);
+    }
+    i += 32;
+  }
+  return i;
+}
+#endif
 
 // Every position tested (no SSE2, or many short literals); kFullWidth: 4-byte windows, no mask.
 template <bool kFullWidth>

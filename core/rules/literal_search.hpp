@@ -41,6 +41,9 @@ class LiteralSearch {
   // there: at most kMaxShortLiterals shorter than kMinWindowed, none of a single byte. Otherwise every
   // position is tested, several times slower.
   static bool strided_for(const std::vector<std::string>& literals);
+  // Tests: whether the AVX2 loop runs where the CPU has AVX2 (default true); both loops give the
+  // same answers.
+  static void use_avx2(bool on);
 
  private:
   struct Entry {
@@ -71,6 +74,9 @@ class LiteralSearch {
   void choose_pairs(const std::vector<uint32_t>& short_ones, std::string_view sample);
   bool occurs(const char* p, size_t n, size_t from, size_t start, uint32_t literal, size_t best) const;
   size_t find_strided(std::string_view buf, size_t from) const;
+  // find_strided's block loop, 32 positions at a time with AVX2's byte compares for the pairs,
+  // where the CPU has AVX2; returns where it stopped.
+  size_t avx2_blocks(const char* p, size_t n, size_t from, size_t i, size_t* best, size_t* limit) const;
   template <bool kFullWidth>
   size_t find_every(std::string_view buf, size_t from) const;
 

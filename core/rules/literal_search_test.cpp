@@ -19,15 +19,20 @@ size_t naive_find(const std::vector<std::string>& lits, std::string_view buf, si
 
 // Every answer, from every start offset, equals the reference.
 // Untuned, and tuned on the buffer itself (the windows chosen are then the ones it lacks).
+// With and without the AVX2 loop (where the CPU has it).
 void check_all_offsets(const std::vector<std::string>& lits, std::string_view buf) {
   LiteralSearch plain(lits), tuned(lits, buf);
-  for (size_t from = 0; from <= buf.size() + 1; ++from) {
-    size_t want = naive_find(lits, buf, from);
-    for (const LiteralSearch* s : {&plain, &tuned}) {
-      size_t got = s->find(buf, from);
-      if (want != got) {
-        INFO("buffer: " << std::string(buf) << " from " << from << (s == &tuned ? " tuned" : " untuned"));
-        REQUIRE(got == want);
+  for (bool avx2 : {false, true}) {
+    LiteralSearch::use_avx2(avx2);
+    for (size_t from = 0; from <= buf.size() + 1; ++from) {
+      size_t want = naive_find(lits, buf, from);
+      for (const LiteralSearch* s : {&plain, &tuned}) {
+        size_t got = s->find(buf, from);
+        if (want != got) {
+          INFO("buffer: " << std::string(buf) << " from " << from << (s == &tuned ? " tuned" : " untuned")
+                          << (avx2 ? " avx2" : " sse2"));
+          REQUIRE(got == want);
+        }
       }
     }
   }
@@ -159,10 +164,13 @@ TEST_CASE("literal search agrees with find on log-like buffers with the real lit
   }
   // Tuned on a sample that repeats some literals' windows, as log templates do.
   LiteralSearch s(lits), tuned(lits, buf.substr(0, buf.size() / 3));
-  for (size_t from = 0; from <= buf.size(); from += 1 + from % 13) {
-    size_t want = naive_find(lits, buf, from);
-    REQUIRE(s.find(buf, from) == want);
-    REQUIRE(tuned.find(buf, from) == want);
+  for (bool avx2 : {false, true}) {
+    LiteralSearch::use_avx2(avx2);
+    for (size_t from = 0; from <= buf.size(); from += 1 + from % 13) {
+      size_t want = naive_find(lits, buf, from);
+      REQUIRE(s.find(buf, from) == want);
+      REQUIRE(tuned.find(buf, from) == want);
+    }
   }
 }
 
