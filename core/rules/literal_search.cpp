@@ -104,6 +104,14 @@ std::atomic<bool> avx2_allowed{true};
 
 void LiteralSearch::use_avx2(bool on) { avx2_allowed = on; }
 
+bool LiteralSearch::avx2_available() {
+#if defined(ATTRIBUTION_AVX2)
+  return cpu_has_avx2();
+#else
+  return false;
+#endif
+}
+
 LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::string_view sample) {
   std::set<std::string> unique;
   for (const auto& l : literals) {
@@ -257,8 +265,17 @@ size_t LiteralSearch::find(std::string_view buf, size_t from) const {
   return width_ == 4 ? find_every<true>(buf, from) : find_every<false>(buf, from);
 }
 
-// Once a match starts at `best`, one starting earlier can still show up to max_offset_ positions
-// later; past `best + max_offset_` the answer is final.
+// A block of the strided loops that the filter or a pair test let through. Once a match starts at
+// `best`, one starting earlier can still show up to max_offset_ positions later; past
+// `best + max_offset_` the answer is final.
+void LiteralSearch::check_block(const char* p, size_t n, size_t from, size_t i, uint32_t windows, uint32_t pairs,
+                                size_t* best, size_t* limit) const {
+  for (; windows; windows &= windows - 1) check_window(p, n, from, i + kStride * static_cast<size_t>(__builtin_ctz(windows)), best);
+  for (; pairs; pairs &= pairs - 1)
+    for (const PairTest& t : tests_) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pairs)), t, best);
+  if (*best != std::string_view::npos) *limit = std::min(*limit, *best + max_offset_);
+}
+
 size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
   const size_t n = buf.size();
   const char* p = buf.data();
@@ -288,11 +305,9 @@ size_t LiteralSearch::find_strided(std::string_view buf, size_t from) const {
       pm = _mm_movemask_epi8(any);
     }
     if ((acc | static_cast<uint32_t>(pm)) != 0) {
-      for (size_t t = 0; t < 16; t += kStride)
-        if (maybe(load32(p + i + t))) check_window(p, n, from, i + t, &best);
-      for (; pm; pm &= pm - 1)
-        for (const PairTest& t : tests_) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pm)), t, &best);
-      if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
+      uint32_t windows = 0;
+      for (size_t k = 0; k < 16 / kStride; ++k) windows |= static_cast<uint32_t>(maybe(load32(p + i + kStride * k))) << k;
+      check_block(p, n, from, i, windows, static_cast<uint32_t>(pm), &best, &limit);
     }
     i += 16;
   }
@@ -332,12 +347,7 @@ __attribute__((target("avx2"))) size_t LiteralSearch::avx2_blocks(const char* p,
       any = _mm256_or_si256(any, _mm256_and_si256(_mm256_cmpeq_epi8(v0, va[k]), _mm256_cmpeq_epi8(vd, vb[k])));
     }
     uint32_t pm = static_cast<uint32_t>(_mm256_movemask_epi8(any));
-    if ((lanes | pm) != 0) {
-      for (; lanes; lanes &= lanes - 1) check_window(p, n, from, i + kStride * static_cast<size_t>(__builtin_ctz(lanes)), best);
-      for (; pm; pm &= pm - 1)
-        for (const PairTest& t : tests_) check_pairs(p, n, from, i + static_cast<size_t>(__builtin_ctz(pm)), t, best);
-      if (*best != std::string_view::npos) *limit = std::min(*limit, *best + max_offset_);
-    }
+    if ((lanes | pm) != 0) check_block(p, n, from, i, lanes, pm, best, limit);
     i += 32;
   }
   return i;

@@ -44,6 +44,7 @@ class LiteralSearch {
   // Tests: whether the AVX2 loop runs where the CPU has AVX2 (default true); both loops give the
   // same answers.
   static void use_avx2(bool on);
+  static bool avx2_available();  // this build and CPU have the AVX2 loop
 
  private:
   struct Entry {
@@ -71,6 +72,10 @@ class LiteralSearch {
   void add_window(uint32_t literal, size_t offset);
   void check_window(const char* p, size_t n, size_t from, size_t i, size_t* best) const;
   void check_pairs(const char* p, size_t n, size_t from, size_t j, const PairTest& t, size_t* best) const;
+  // `windows`: bit k for the window at i + k * kStride the filter let through; `pairs`: bit j for a
+  // pair test that fired at i + j.
+  void check_block(const char* p, size_t n, size_t from, size_t i, uint32_t windows, uint32_t pairs, size_t* best,
+                   size_t* limit) const;
   void choose_pairs(const std::vector<uint32_t>& short_ones, std::string_view sample);
   bool occurs(const char* p, size_t n, size_t from, size_t start, uint32_t literal, size_t best) const;
   size_t find_strided(std::string_view buf, size_t from) const;

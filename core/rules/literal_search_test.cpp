@@ -21,6 +21,7 @@ size_t naive_find(const std::vector<std::string>& lits, std::string_view buf, si
 // Untuned, and tuned on the buffer itself (the windows chosen are then the ones it lacks).
 // With and without the AVX2 loop (where the CPU has it).
 void check_all_offsets(const std::vector<std::string>& lits, std::string_view buf) {
+  if (!LiteralSearch::avx2_available()) WARN("no AVX2 in this build or CPU: only the SSE2 loop is tested");
   LiteralSearch plain(lits), tuned(lits, buf);
   for (bool avx2 : {false, true}) {
     LiteralSearch::use_avx2(avx2);

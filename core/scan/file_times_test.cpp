@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "core/base/text.hpp"
@@ -154,10 +155,19 @@ TEST_CASE("file times: a line's prefix is the parser's, whether kept from a look
     for (size_t k : {4, 1, 3, 1, 0, 2, 2}) {
       LinePrefix want = parse_line_prefix(line_at(buf, starts[k]));
       LinePrefix got = t.prefix_at(starts[k]);
+      INFO("line " << k);
       CHECK(got.host == want.host);
-      CHECK(got.rank == want.rank);
-      CHECK(got.pid == want.pid);
-      CHECK(got.message_offset == want.message_offset);
-      CHECK(got.civil.has_value() == want.civil.has_value());
+      CHECK(std::tie(got.rank, got.task, got.local_rank, got.gpu, got.pid, got.message_offset) ==
+            std::tie(want.rank, want.task, want.local_rank, want.gpu, want.pid, want.message_offset));
+      CHECK(got.epoch == want.epoch);
+      CHECK(got.mono == want.mono);
+      REQUIRE(got.civil.has_value() == want.civil.has_value());
+      if (want.civil)
+        CHECK(std::tie(got.civil->year, got.civil->month, got.civil->day, got.civil->hour, got.civil->minute,
+                       got.civil->second, got.civil->micros, got.civil->utc_offset_s) ==
+              std::tie(want.civil->year, want.civil->month, want.civil->day, want.civil->hour, want.civil->minute,
+                       want.civil->second, want.civil->micros, want.civil->utc_offset_s));
     }
+  // The lines differ from each other, so a kept prefix returned for the wrong line would show.
+  CHECK(t.prefix_at(starts[1]).host != t.prefix_at(starts[3]).host);
 }
