@@ -79,6 +79,7 @@ std::optional<std::string_view> json_field(std::string_view s, std::string_view 
 
 LinePrefix json_record_prefix(std::string_view s, LinePrefix (*message_prefix)(std::string_view)) {
   LinePrefix p;
+  if (s.find('"') == std::string_view::npos) return p;  // no field can be read (a Python dict's repr): one look, not fourteen
   std::string_view rt = json_field(s, "__REALTIME_TIMESTAMP").value_or(std::string_view());
   size_t k = 0;
   int64_t us;
@@ -119,6 +120,7 @@ size_t label_set(std::string_view s, size_t i, std::string_view* host) {
 }
 
 bool logfmt_record(std::string_view s) {
+  if (s.empty() || (s[0] != 't' && s[0] != 'l')) return false;  // asked of every line: the first byte decides most
   return s.substr(0, 5) == "time=" || s.substr(0, 3) == "ts=" || s.substr(0, 6) == "level=";
 }
 
