@@ -50,14 +50,14 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
     }
   }
   for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
-  m->first_pair_.assign(size_t{1} << 16, 0);
+  m->first_pair_.assign((size_t{1} << 16) / 64, 0);
   std::vector<std::vector<uint32_t>> buckets(size_t{1} << 16);
   for (auto& [lit, rule_ids] : owners) {
     uint32_t k = static_cast<uint32_t>(m->forward_literals_.size());
     if (lit.size() < 4) {
       m->short_literals_.push_back(k);
     } else {
-      m->first_pair_[head2(lit.data())] = 1;
+      m->first_pair_[head2(lit.data()) >> 6] |= uint64_t{1} << (head2(lit.data()) & 63);
       buckets[head_bucket(head4(lit.data()))].push_back(k);
     }
     m->forward_literals_.push_back(lit);
@@ -81,7 +81,7 @@ void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out) c
   const char* p = line.data();
   const size_t n = line.size();
   for (size_t i = 0; i + 4 <= n; ++i) {
-    if (!first_pair_[head2(p + i)]) continue;
+    if (const uint16_t h = head2(p + i); !(first_pair_[h >> 6] >> (h & 63) & 1)) continue;
     uint32_t b = head_bucket(head4(p + i));
     for (uint32_t j = bucket_start_[b]; j < bucket_start_[b + 1]; ++j) {
       const BucketHead& h = bucket_heads_[j];

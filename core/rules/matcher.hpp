@@ -66,7 +66,7 @@ class Matcher {
     uint64_t mask;      // which of them it has
     uint32_t literal;   // index into forward_literals_
   };
-  std::vector<uint8_t> first_pair_;           // 65,536 flags
+  std::vector<uint64_t> first_pair_;          // 65,536 bits (8 KiB: stays in L1 while a line is walked)
   std::vector<uint32_t> bucket_start_;        // 65,537 offsets into bucket_heads_
   std::vector<BucketHead> bucket_heads_;
   std::vector<std::string> forward_literals_;                // distinct

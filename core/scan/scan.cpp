@@ -352,9 +352,11 @@ class FileScanner {
     if (!t) t = times_->time_of(prefix);
     f.time_inferred = !t;
     f.first_seen = f.last_seen = t ? *t : times_->inferred_time(pos);
-    auto field = [&](const char* k) -> std::string {
-      auto it = f.fields.find(k);
-      return it == f.fields.end() ? std::string() : it->second;
+    // A walk of the few captures, not a map lookup that builds a key string for each name asked.
+    auto field = [&](std::string_view k) -> std::string {
+      for (const auto& [key, value] : f.fields)
+        if (key == k) return value;
+      return {};
     };
     std::string h = field("host");
     if (redacted_host(h)) h.clear();  // "on SERVER_NAME": the paste hid the machine

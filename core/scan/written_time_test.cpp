@@ -1,5 +1,8 @@
 #include "core/scan/written_time.hpp"
 
+#include <random>
+#include <string>
+
 #include <catch2/catch.hpp>
 
 using namespace attribution;
@@ -82,4 +85,27 @@ TEST_CASE("written time: syslog's month, day and clock / vLLM's month-day and cl
   CHECK((t.year == 0 && t.month == 3 && t.day == 14 && t.minute == 41));
   CHECK(month_day_clock("13-14 09:41:07 [x]", t) == 0);
   CHECK(month_day_clock("03-14 is not a time", t) == 0);
+}
+
+TEST_CASE("written time: the 16-byte sweeps for stamp marks find what a byte-by-byte look finds") {
+  // A one-byte range is tested byte by byte (no 16-byte block fits), so it is the reference; buffers are
+  // dense in the bytes marks are made of, so narrow masks that dropped a real mark would show.
+  std::mt19937 rng(20261204);
+  const std::string alphabet = "0123456789::::[[{  \nab.";
+  for (int round = 0; round < 3000; ++round) {
+    std::string buf(std::uniform_int_distribution<size_t>(0, 200)(rng), ' ');
+    for (char& ch : buf) ch = alphabet[std::uniform_int_distribution<size_t>(0, alphabet.size() - 1)(rng)];
+    if (round % 3 == 0 && buf.size() > 12) buf.replace(std::uniform_int_distribution<size_t>(0, buf.size() - 9)(rng), 8, "12:34:56");
+    const size_t from = std::uniform_int_distribution<size_t>(0, buf.size())(rng);
+    const size_t to = std::uniform_int_distribution<size_t>(from, buf.size())(rng);
+    size_t first = std::string_view::npos, last = std::string_view::npos;
+    for (size_t i = from; i < to; ++i)
+      if (next_time_mark(buf, i, i + 1) == i) {
+        if (first == std::string_view::npos) first = i;
+        last = i;
+      }
+    INFO("buffer '" << buf << "' from " << from << " to " << to);
+    CHECK(next_time_mark(buf, from, to) == first);
+    CHECK(prev_time_mark(buf, from, to) == last);
+  }
 }
