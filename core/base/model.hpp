@@ -111,10 +111,12 @@ struct Finding {
 };
 
 constexpr size_t kSeriesHead = 32, kSeriesTail = 32;
-// A kept capture's value on a finding (kept_capture), or "" when its line had none.
-inline std::string field_of(const Finding& f, const char* key) {
-  auto it = f.fields.find(key);
-  return it == f.fields.end() ? std::string() : it->second;
+// A kept capture's value on a finding (kept_capture), or "" when its line had none. A walk of the few
+// captures: a map lookup would build a key string for each name asked (the scan asks a dozen per line).
+inline std::string field_of(const Finding& f, std::string_view key) {
+  for (const auto& [k, value] : f.fields)
+    if (k == key) return value;
+  return {};
 }
 // Adds one value of a finding's measure, in order.
 void add_to_series(Finding& f, float value);

@@ -116,15 +116,20 @@ std::optional<CivilTime> parse_iso8601(std::string_view s, size_t* used) {
   return t;
 }
 
-int month_from_abbrev(std::string_view m) {
-  // Asked at every space of a line the prefix parser looks behind: three bytes compared as one word,
-  // not twelve string compares.
-  if (m.size() != 3) return 0;
-  static constexpr char names[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-  for (int i = 0; i < 12; ++i)
-    if (m[0] == names[3 * i] && m[1] == names[3 * i + 1] && m[2] == names[3 * i + 2]) return i + 1;
+namespace {
+// 1 + the index of the three-letter name `w` in `names` (three letters each), 0 if absent. The prefix
+// parser asks this at every space of a line it looks behind: byte compares, not string compares.
+int abbrev_index(std::string_view w, std::string_view names) {
+  if (w.size() != 3) return 0;
+  for (size_t i = 0; i + 3 <= names.size(); i += 3)
+    if (w[0] == names[i] && w[1] == names[i + 1] && w[2] == names[i + 2]) return static_cast<int>(i / 3) + 1;
   return 0;
 }
+}  // namespace
+
+int month_from_abbrev(std::string_view m) { return abbrev_index(m, "JanFebMarAprMayJunJulAugSepOctNovDec"); }
+
+int weekday_from_abbrev(std::string_view d) { return abbrev_index(d, "MonTueWedThuFriSatSun"); }
 
 CivilTime with_year_near(CivilTime t, Micros anchor, std::optional<Micros> cap, std::optional<Micros> floor) {
   int y = micros_to_civil_utc(anchor).year;

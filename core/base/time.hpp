@@ -59,6 +59,8 @@ Result<Micros> parse_time_value(std::string_view text, const TimeZone& tz);
 
 // Months "Jan".."Dec" -> 1..12, 0 if not a month.
 int month_from_abbrev(std::string_view m);
+// Weekdays "Mon".."Sun" -> 1..7, 0 if not a weekday.
+int weekday_from_abbrev(std::string_view d);
 
 // Places a year-less civil time in the year that puts it nearest to `anchor`, never after `cap`
 // (a file's modification time, the window's end: a log cannot hold a line from its future) and

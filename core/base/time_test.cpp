@@ -81,3 +81,12 @@ TEST_CASE("durations") {
   CHECK_FALSE(parse_duration("m"));
   CHECK_FALSE(parse_duration("5x"));
 }
+
+TEST_CASE("time: month and weekday abbreviations, exactly three letters as written") {
+  const char* months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  for (int i = 0; i < 12; ++i) CHECK(month_from_abbrev(months[i]) == i + 1);
+  const char* days[] = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+  for (int i = 0; i < 7; ++i) CHECK(weekday_from_abbrev(days[i]) == i + 1);
+  for (const char* no : {"", "Ja", "Janu", "jan", "JAN", "Mon", "anF", "Dex"}) CHECK(month_from_abbrev(no) == 0);
+  for (const char* no : {"", "Mo", "Mond", "mon", "Jan", "onT", "Sux"}) CHECK(weekday_from_abbrev(no) == 0);
+}

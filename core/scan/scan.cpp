@@ -352,13 +352,7 @@ class FileScanner {
     if (!t) t = times_->time_of(prefix);
     f.time_inferred = !t;
     f.first_seen = f.last_seen = t ? *t : times_->inferred_time(pos);
-    // A walk of the few captures, not a map lookup that builds a key string for each name asked.
-    auto field = [&](std::string_view k) -> std::string {
-      for (const auto& [key, value] : f.fields)
-        if (key == k) return value;
-      return {};
-    };
-    std::string h = field("host");
+    std::string h = field_of(f, "host");
     if (redacted_host(h)) h.clear();  // "on SERVER_NAME": the paste hid the machine
     // srun --label's task id names a node only through the job's layout (task t on nodes[t / tpn]);
     // then it is also the rank (one task per rank). Without a layout it is neither.
@@ -379,24 +373,24 @@ class FileScanner {
     if (f.host.empty() && text.size() == line.size())
       if (std::string wrapped = host_past_wrap(rule, pos, line); !wrapped.empty()) f.host = short_host(wrapped), f.host_named = true;
     f.task = prefix.task;
-    std::string r = field("rank");
+    std::string r = field_of(f, "rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
-    std::string g = field("gpu");
+    std::string g = field_of(f, "gpu");
     // NCCL's "[dev]" is the process's CUDA ordinal (0 for every rank under CUDA_VISIBLE_DEVICES),
     // so the GPU comes from the process's own init line, joined on host and pid (timeline).
     f.gpu = !g.empty() ? std::atoi(g.c_str()) : -1;
     // A captured pid (the Xid line's process) names the GPU's user; the prefix names the printer.
-    std::string pid = field("pid");
+    std::string pid = field_of(f, "pid");
     f.pid = !pid.empty() ? std::atoll(pid.c_str()) : prefix.pid;
-    if (std::string pci = field("pci"); !pci.empty()) f.pci = normalize_pci(pci);
-    if (std::string bus = field("busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
-    if (std::string peer = field("peer"); !peer.empty()) f.peer = peer_host(peer);
+    if (std::string pci = field_of(f, "pci"); !pci.empty()) f.pci = normalize_pci(pci);
+    if (std::string bus = field_of(f, "busid"); f.pci.empty() && !bus.empty()) f.pci = pci_from_nccl_busid(bus);
+    if (std::string peer = field_of(f, "peer"); !peer.empty()) f.peer = peer_host(peer);
     // A reverse-DNS answer names the address backwards ("247.3.148.10.in-addr.arpa"): the address.
-    if (std::string rev = field("rev_ip"); !rev.empty()) f.fields["ip"] = reversed_ipv4(rev);
+    if (std::string rev = field_of(f, "rev_ip"); !rev.empty()) f.fields["ip"] = reversed_ipv4(rev);
     // A step time joins the finding's series (milliseconds), whichever unit the line used.
-    if (std::string ms = field("step_ms"); !ms.empty()) add_to_series(f, std::strtof(ms.c_str(), nullptr));
-    else if (std::string sec = field("step_s"); !sec.empty()) add_to_series(f, 1000.0f * std::strtof(sec.c_str(), nullptr));
-    else if (std::string rate = field("samples_per_sec"); !rate.empty())  // a rate: its inverse grows as steps slow
+    if (std::string ms = field_of(f, "step_ms"); !ms.empty()) add_to_series(f, std::strtof(ms.c_str(), nullptr));
+    else if (std::string sec = field_of(f, "step_s"); !sec.empty()) add_to_series(f, 1000.0f * std::strtof(sec.c_str(), nullptr));
+    else if (std::string rate = field_of(f, "samples_per_sec"); !rate.empty())  // a rate: its inverse grows as steps slow
       if (float r = std::strtof(rate.c_str(), nullptr); r > 0) add_to_series(f, 1000.0f / r);
     if (t && w_.window_known && !w_.window.contains(*t)) {
       Micros d = *t < w_.window.start ? *t - w_.window.start : *t - w_.window.end;

@@ -1,7 +1,6 @@
 #include "core/scan/written_time.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -82,11 +81,7 @@ size_t slash_date(std::string_view r, CivilTime& t) {
 
 // `date`'s "Thu May  2 10:00:00 2024" (and "... UTC 2024") at r[0..], unbracketed: the offset past it.
 size_t date_output(std::string_view r, CivilTime& t) {
-  static constexpr char kDays[] = "MonTueWedThuFriSatSun";
-  if (r.size() < 24 || r[3] != ' ') return 0;
-  bool day_name = false;
-  for (int i = 0; i < 7 && !day_name; ++i) day_name = r[0] == kDays[3 * i] && r[1] == kDays[3 * i + 1] && r[2] == kDays[3 * i + 2];
-  if (!day_name) return 0;
+  if (r.size() < 24 || r[3] != ' ' || !weekday_from_abbrev(r.substr(0, 3))) return 0;
   CivilTime c;
   c.month = month_from_abbrev(r.substr(4, 3));
   if (!c.month || r[7] != ' ') return 0;

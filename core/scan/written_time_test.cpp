@@ -89,7 +89,8 @@ TEST_CASE("written time: syslog's month, day and clock / vLLM's month-day and cl
 
 TEST_CASE("written time: the 16-byte sweeps for stamp marks find what a byte-by-byte look finds") {
   // A one-byte range is tested byte by byte (no 16-byte block fits), so it is the reference; buffers are
-  // dense in the bytes marks are made of, so narrow masks that dropped a real mark would show.
+  // dense in the bytes marks are made of, so a block mask that dropped a real mark, or a wrong bit order
+  // in the backward sweep, would show.
   std::mt19937 rng(20261204);
   const std::string alphabet = "0123456789::::[[{  \nab.";
   for (int round = 0; round < 3000; ++round) {
