@@ -441,6 +441,7 @@ constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its ho
 
 // A section line of a file: section_host, for lines that start with a prompt's characters.
 std::optional<std::string_view> opens_section(std::string_view l) {
+  l.remove_prefix(quote_markers(l));  // a quoted paste's prompt ("> user@node3:~$ dmesg")
   char c = l.empty() ? '\0' : l[0];
   if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#' || c == '=' || c == '-' ||
       c == '*')
@@ -477,7 +478,8 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   }
   each_section_line(scanned_, line_start, [&](std::string_view h, size_t pos) { section_ = h, section_pos_ = pos; });
   // The line itself may be the prompt ("root@node1:~# dmesg | grep Xid" names the node it ran on).
-  if (auto h = section_host(line_at(buf_, line_start))) section_ = *h, section_pos_ = line_start;
+  std::string_view own = line_at(buf_, line_start);
+  if (auto h = section_host(own.substr(quote_markers(own)))) section_ = *h, section_pos_ = line_start;
   scanned_ = std::max(scanned_, line_start);
   if (where) *where = section_pos_;
   return section_;

@@ -602,12 +602,28 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
 
 }  // namespace
 
+size_t quote_markers(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && i < 8 && (s[i] == ' ' || s[i] == '\t')) ++i;
+  if (i >= s.size() || s[i] != '>') return 0;
+  while (i < s.size() && s[i] == '>') {
+    ++i;
+    if (i < s.size() && s[i] == ' ') ++i;
+  }
+  return i;
+}
+
 LinePrefix parse_line_prefix(std::string_view s) {
+  if (size_t k = quote_markers(s); k > 0) {
+    LinePrefix q = parse_line_prefix(s.substr(k));
+    q.message_offset += k;
+    return q;
+  }
   LinePrefix p = parse_prefix_at(s);
-  if (!says_something(p) && p.rank < 0 && p.task < 0 && !s.empty() && (s[0] == ' ' || s[0] == '\t' || s[0] == '>')) {
-    // A paste indented, or quoted in a reply ("> [rank0]: ..."): the prefix after the indent counts.
+  if (!says_something(p) && p.rank < 0 && p.task < 0 && !s.empty() && (s[0] == ' ' || s[0] == '\t')) {
+    // A paste indented ("    [rank0]: ..."): the prefix after the indent counts.
     size_t k = 0;
-    while (k < s.size() && (s[k] == ' ' || s[k] == '\t' || s[k] == '>')) ++k;
+    while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
     LinePrefix q = parse_prefix_at(s.substr(k));
     if (says_something(q) || q.rank >= 0) {
       q.message_offset += k;
@@ -651,6 +667,7 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
     size_t eol = buf.find('\n', pos);
     std::string_view l = buf.substr(pos, eol == std::string_view::npos ? buf.npos : eol - pos);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    l.remove_prefix(quote_markers(l));
     LinePrefix p = parse_line_prefix(l);
     std::string_view msg = p.civil || p.mono || p.epoch ? l : l.substr(p.message_offset);
     if (i) out += '\n';

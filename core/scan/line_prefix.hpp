@@ -34,6 +34,10 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
+// The quote markers a reply or a mail client put before a pasted line ("> ", "> > ", ">>"), with any
+// blanks before them: their length, or 0. Rules read the line after them, as they were printed.
+size_t quote_markers(std::string_view line);
+
 
 
 // Where a line's time comes from when its prefix is not absolute.

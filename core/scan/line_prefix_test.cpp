@@ -565,3 +565,32 @@ TEST_CASE("kubectl's older event rows name the node in their source column") {
   CHECK(parse_line_prefix("  Warning  BackOff  5s  kubelet  Back-off restarting failed container, pod x-1").host.empty());
   CHECK(parse_line_prefix("Warning, node-7  x").host.empty());  // not indented: not a row
 }
+
+TEST_CASE("a reply's quote markers before a pasted line: the line after them is read as printed") {
+  CHECK(quote_markers("> rig-6600 kernel: Out of memory") == 2);
+  CHECK(quote_markers("> > [rank0]: x") == 4);
+  CHECK(quote_markers(">>x") == 2);
+  CHECK(quote_markers("  > x") == 4);
+  CHECK(quote_markers(">>> import torch") == 4);
+  CHECK(quote_markers(">") == 1);
+  CHECK(quote_markers("x > y") == 0);
+  CHECK(quote_markers("-> y") == 0);
+  CHECK(quote_markers("   no marker") == 0);
+  CHECK(quote_markers("") == 0);
+  // What the unquoted line would give, at offsets shifted by the markers.
+  const std::string_view dateless = "> rig-6600 kernel: Out of memory: Killed process 13994 (python)";
+  LinePrefix p = parse_line_prefix(dateless);
+  CHECK(p.host == "rig-6600");
+  CHECK(dateless.substr(p.message_offset) == "Out of memory: Killed process 13994 (python)");
+  LinePrefix nested = parse_line_prefix("> > Mar 14 08:05:41 node01 kernel: NVRM: Xid 79");
+  CHECK(nested.host == "node01");
+  REQUIRE(nested.civil);
+  CHECK(nested.civil->hour == 8);
+  // The markers alone say nothing, and a quoted continuation keeps no marker in a joined block.
+  LinePrefix bare = parse_line_prefix("> in file");
+  CHECK((!bare.civil && bare.host.empty() && bare.rank < 0 && bare.message_offset == 2));
+  CHECK(join_block_lines("> Out of memory\n> in file\n> ad_gpfs_rdcoll.c,\n", 0, 3) == "Out of memory\nin file\nad_gpfs_rdcoll.c,");
+  // A timed line keeps its stamp in a block (block patterns read the layout), not the markers.
+  CHECK(join_block_lines("> [2025-03-14 09:41:07] MainThread\n>     wait (threading.py:324)\n", 0, 2) ==
+        "[2025-03-14 09:41:07] MainThread\n    wait (threading.py:324)");
+}

@@ -108,6 +108,7 @@ class FileScanner {
     while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
+      line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
       verify(line, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
         ++out.matching;
@@ -212,7 +213,7 @@ class FileScanner {
         std::string_view line = line_at(buf_, at);
         std::map<std::string, std::string> caps;
         LinePrefix prefix = parse_line_prefix(line);
-        bool fresh = m_.captures(r, line, &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
+        bool fresh = m_.captures(r, line.substr(quote_markers(line)), &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
         if (fresh) starts.push_back(at);
         misses = fresh ? 0 : misses + 1;
         if (at == 0) break;
@@ -231,7 +232,9 @@ class FileScanner {
     std::string_view line = line_at(buf_, start);
     int64_t line_no = file_.extract ? file_.extract->origin_line(start, lines) : lines + 1;
     touch(start);
-    emit(r, line, line, start, line_no, parse_line_prefix(line), out);
+    LinePrefix prefix = parse_line_prefix(line);
+    line.remove_prefix(quote_markers(line));
+    emit(r, line, line, start, line_no, prefix, out);
   }
 
   void touch(size_t pos) {
@@ -371,7 +374,7 @@ class FileScanner {
                                                   : host_around(pos));
     f.host_named = !h.empty();
     if (f.host.empty() && text.size() == line.size())
-      if (std::string wrapped = host_past_wrap(rule, pos, line); !wrapped.empty()) f.host = short_host(wrapped), f.host_named = true;
+      if (std::string wrapped = host_past_wrap(rule, line); !wrapped.empty()) f.host = short_host(wrapped), f.host_named = true;
     f.task = prefix.task;
     std::string r = field_of(f, "rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
@@ -438,8 +441,8 @@ class FileScanner {
   // A terminal wraps a long line where its width ends, and a paste keeps the break: the machine a
   // rule captures ("... at node (ID: ..., IP: 10.0.0.7)") may sit on the next line. Tried only for
   // a finding that has no machine otherwise, with the two lines joined as the terminal split them.
-  std::string host_past_wrap(int rule, size_t pos, std::string_view line) {
-    size_t next = pos + line.size();
+  std::string host_past_wrap(int rule, std::string_view line) {
+    size_t next = static_cast<size_t>(line.data() - buf_.data()) + line.size();  // line may start after quote markers
     if (!m_.rules().rules[rule].regex().NamedCapturingGroups().count("host") || next >= buf_.size()) return {};
     if (buf_[next] == '\r') ++next;
     if (next >= buf_.size() || buf_[next] != '\n' || next + 1 >= buf_.size()) return {};

@@ -150,6 +150,26 @@ TEST_CASE("multi-line torchrun block: captures across lines / without rank prefi
   CHECK(f.evidence[0].text.find(" | ") != std::string::npos);
 }
 
+TEST_CASE("a paste quoted in a reply: single-line and multi-line rules read past the markers") {
+  Fixture fx;
+  auto p = fx.dir.file("reply.txt",
+                       "> Mar 14 09:41:07 node2 kernel: [86412.123456] NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n"
+                       "> > Root Cause (first observed failure):\n"
+                       "> > [0]:\n"
+                       "> >   time      : 2025-03-14_09:45:00\n"
+                       "> >   host      : node2.cluster.local\n"
+                       "> >   rank      : 9 (local_rank: 1)\n"
+                       "> >   exitcode  : 1 (pid: 4242)\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 2);
+  CHECK(fx.rule(r.findings[0]).id == "t.xid79");
+  CHECK(r.findings[0].host == "node2");
+  CHECK(r.findings[0].first_seen == test::utc("2025-03-14T09:41:07Z"));
+  CHECK(fx.rule(r.findings[1]).id == "t.first-failure");
+  CHECK(r.findings[1].rank == 9);
+  CHECK(r.findings[1].fields.at("exit_code") == "1");
+}
+
 TEST_CASE("a burst of identical lines is one finding with a count: memory follows findings") {
   Fixture fx;
   std::string text;
