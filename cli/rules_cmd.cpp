@@ -278,10 +278,15 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
     ++line_no;
     std::string_view text = window.front();
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    text.remove_prefix(quote_markers(text));  // as the scan reads a quoted paste
+    const size_t message_at = parse_line_prefix(text).message_offset;
+    std::string_view message_text = message_at < text.size() ? text.substr(message_at) : std::string_view();
+    message_text.remove_prefix(std::min(message_text.size(), message_text.find_first_not_of(" \t")));
+    const std::function<std::string_view()> message = [&] { return message_text; };
     // Every stream's reading of the line (a file's stream is not known here), by the scan's own rule.
     std::set<int> rule_set, blocks;
     for (Stream s : kAllStreams) {
-      m.line_rules(text, s, &hits, &found);
+      m.line_rules(text, s, &hits, &found, nullptr, &message);
       rule_set.insert(hits.begin(), hits.end());
       blocks.insert(found.begin(), found.end());
       m.tail_hits(text, s, &hits);  // a trace line: the scan reads only the last ones, but it is a match
@@ -290,7 +295,7 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
     std::vector<std::pair<int, std::map<std::string, std::string>>> matched;
     for (int r : rule_set) {
       std::map<std::string, std::string> caps;
-      if (m.captures(r, text, &caps)) matched.emplace_back(r, std::move(caps));
+      if (m.captures(r, text, &caps) || m.captures(r, message_text, &caps)) matched.emplace_back(r, std::move(caps));
     }
     std::string block_text;
     if (!blocks.empty())

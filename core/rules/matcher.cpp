@@ -37,8 +37,10 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   std::shared_ptr<Matcher> m(new Matcher(rules));
   // Tail rules stay out of the forward prefilter: their lines are many and only the last ones count.
   std::map<std::string, std::vector<int>> owners;
+  m->anchored_.resize(rules.rules.size());
   for (size_t i = 0; i < rules.rules.size(); ++i) {
     const Rule& r = rules.rules[i];
+    m->anchored_[i] = pattern_anchored(r.pattern);
     if (r.tail) {
       m->tail_rules_.push_back(static_cast<int>(i));
       continue;
@@ -121,27 +123,60 @@ bool Matcher::has_literal(int index, std::string_view line) const {
   return false;
 }
 
+bool pattern_anchored(std::string_view pattern) {
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']' || pattern[i - 1] == '[' || (pattern[i - 1] == '^' && pattern[i - 2] == '[');
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '^') {
+      return true;
+    }
+  }
+  return false;
+}
+
 void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
-                              std::vector<std::map<std::string, std::string>>* groups) const {
+                              std::vector<std::map<std::string, std::string>>* groups,
+                              const std::function<std::string_view()>* message) const {
   thread_local std::vector<int> owners;  // reused: no allocation per candidate line
   rules_with_literal(line, &owners);
   hits->clear();
   blocks->clear();
   if (groups) groups->clear();
+  std::string_view text;  // the message, once asked for
+  bool asked = false;
   for (int idx : owners) {
     const Rule& r = rules_.rules[idx];
     if (!r.reads_stream(stream)) continue;
     if (r.lines > 1) {
       blocks->push_back(idx);
-    } else if (groups) {
-      // Nearly every candidate line matches: one match with its groups costs less than a yes/no match
-      // now and the groups later.
-      std::map<std::string, std::string> g;
-      if (rule_groups(r, line, &g)) hits->push_back(idx), groups->push_back(std::move(g));
-    } else if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), r.regex())) {
-      hits->push_back(idx);
+      continue;
     }
+    if (matches(r, line, hits, groups, idx)) continue;
+    if (!message || !anchored_[idx]) continue;
+    if (!asked) text = (*message)(), asked = true;
+    if (!text.empty() && text.size() < line.size()) matches(r, text, hits, groups, idx);
   }
+}
+
+bool Matcher::matches(const Rule& r, std::string_view text, std::vector<int>* hits,
+                      std::vector<std::map<std::string, std::string>>* groups, int idx) const {
+  if (groups) {
+    // Nearly every candidate line matches: one match with its groups costs less than a yes/no match
+    // now and the groups later.
+    std::map<std::string, std::string> g;
+    if (!rule_groups(r, text, &g)) return false;
+    hits->push_back(idx), groups->push_back(std::move(g));
+    return true;
+  }
+  if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), r.regex())) return false;
+  hits->push_back(idx);
+  return true;
 }
 
 void Matcher::match_line(std::string_view line, Stream stream, std::vector<int>* hits) const {
@@ -158,8 +193,9 @@ void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* 
 }
 
 void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
-                         std::vector<std::map<std::string, std::string>>* groups) const {
-  candidate_rules(line, stream, hits, blocks, groups);
+                         std::vector<std::map<std::string, std::string>>* groups,
+                         const std::function<std::string_view()>* message) const {
+  candidate_rules(line, stream, hits, blocks, groups, message);
   for (size_t i = 0; i < hits->size(); ++i)
     if (int r = (*hits)[i]; rules_.rules[r].role == Role::benign) {
       if (groups) *groups = {std::move((*groups)[i])};

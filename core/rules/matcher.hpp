@@ -2,6 +2,7 @@
 // Which rules a line triggers: a required-literal prefilter over whole buffers (LiteralSearch: a
 // line is a candidate iff it contains one of the rules' literals, case-sensitively), then the
 // patterns of only the rules whose literals the line holds, then captures only for those hits.
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,8 +35,12 @@ class Matcher {
   // and `blocks` is empty). `rules match` shows the same.
   // `groups`, when given: each hit's named captures (rule_groups), in the order of `hits`: the scan
   // keeps them instead of matching the line a second time.
+  // `message`, when given: the line's text after the prefixes a launcher, a viewer or a logger put
+  // before it (called at most once, only when needed). A rule anchored at the line's start ('^') that
+  // does not match the line is tried on it: "3: State: Down" is what ibstat printed under srun -l.
   void line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
-                  std::vector<std::map<std::string, std::string>>* groups = nullptr) const;
+                  std::vector<std::map<std::string, std::string>>* groups = nullptr,
+                  const std::function<std::string_view()>* message = nullptr) const;
   // Tail rules (per-call traces) reading `stream` that match `line`; the scan reads them from a
   // file's end (FileScanner::scan_tail), never in the forward pass.
   void tail_hits(std::string_view line, Stream stream, std::vector<int>* hits) const;
@@ -52,7 +57,11 @@ class Matcher {
   // Of those reading `stream`: the single-line rules whose pattern matches, and the multi-line
   // rules (their pattern runs on the joined block), both ascending.
   void candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
-                       std::vector<std::map<std::string, std::string>>* groups = nullptr) const;
+                       std::vector<std::map<std::string, std::string>>* groups = nullptr,
+                       const std::function<std::string_view()>* message = nullptr) const;
+  // Rule `r` (index idx) on `text`: a hit is appended (with its groups when `groups` is given).
+  bool matches(const Rule& r, std::string_view text, std::vector<int>* hits,
+               std::vector<std::map<std::string, std::string>>* groups, int idx) const;
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
   size_t longest_literal_ = 0;
@@ -73,6 +82,10 @@ class Matcher {
   std::vector<std::vector<int>> literal_rules_;              // per forward literal, its rules
   std::vector<uint32_t> short_literals_;                     // under 4 bytes
   std::vector<int> tail_rules_;
+  std::vector<char> anchored_;  // per rule: its pattern holds a '^' (line_rules' `message`)
 };
+
+// Whether a pattern holds '^' as an anchor (not escaped, not inside a character class).
+bool pattern_anchored(std::string_view pattern);
 
 }  // namespace attribution

@@ -131,3 +131,31 @@ match = [{ line = "Xid 9" }]
   }
   CHECK(with_hits > 100);
 }
+
+TEST_CASE("an anchored rule is tried on the line's message when the whole line misses") {
+  CHECK(pattern_anchored("^\\s*State: Down"));
+  CHECK(pattern_anchored("(?:^|\\]: )Killed"));
+  CHECK_FALSE(pattern_anchored("[^\\s]+ Killed"));     // a negated class
+  CHECK_FALSE(pattern_anchored("a\\^b"));              // escaped
+  CHECK_FALSE(pattern_anchored("[]^] x"));             // ']' first in a class, then '^' in it
+  CHECK(pattern_anchored("[]x]^y"));                   // the class closed, then an anchor
+  auto set = load_rules({});
+  REQUIRE(set);
+  auto m = Matcher::build(*set);
+  REQUIRE(m);
+  const RuleSet& rs = *set;
+  const std::string_view line = "3: |ERR!  ERR! ERR!     ERR! / ERR! |  N/A  N/A |";
+  auto rule_ids = [&](std::string_view text, const std::function<std::string_view()>* message) {
+    std::vector<int> hits, blocks;
+    (*m)->line_rules(text, Stream::applog, &hits, &blocks, nullptr, message);
+    std::vector<std::string> ids;
+    for (int h : hits) ids.push_back(rs.rules[h].id);
+    return ids;
+  };
+  CHECK(rule_ids(line, nullptr).empty());
+  int asked = 0;
+  const std::function<std::string_view()> message = [&] { ++asked; return line.substr(3); };
+  auto ids = rule_ids(line, &message);
+  CHECK(std::find(ids.begin(), ids.end(), "gpu.smi-gpu-fields-err") != ids.end());
+  CHECK(asked == 1);  // asked once, however many anchored rules missed
+}

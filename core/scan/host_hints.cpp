@@ -440,12 +440,24 @@ constexpr size_t kSectionLookBack = size_t(8) << 20;  // a prompt further up tha
 constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its host at boot, near the top
 
 // A section line of a file: section_host, for lines that start with a prompt's characters.
+// A section line behind a quote's markers ("> user@node3:~$ dmesg") or a launcher's, a viewer's or a
+// logger's prefix ("3: user@node3:~$ ...", "2024-05-01T12:00:00Z ==> node3.log <=="): what follows.
+std::optional<std::string_view> section_of(std::string_view l) {
+  l.remove_prefix(quote_markers(l));
+  if (auto h = section_host(l)) return h;
+  if (size_t text = l.find_first_not_of(" \t"); text > 0 && text < l.size())  // an indented paste's
+    if (auto h = section_host(l.substr(text))) return h;
+  const size_t off = parse_line_prefix(l).message_offset;
+  if (off > 0 && off < l.size()) return section_host(l.substr(off));
+  return std::nullopt;
+}
+
 std::optional<std::string_view> opens_section(std::string_view l) {
-  l.remove_prefix(quote_markers(l));  // a quoted paste's prompt ("> user@node3:~$ dmesg")
+  l.remove_prefix(quote_markers(l));
   char c = l.empty() ? '\0' : l[0];
   if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#' || c == '=' || c == '-' ||
       c == '*')
-    return section_host(l);
+    return section_of(l);
   return std::nullopt;
 }
 
@@ -478,8 +490,7 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
   }
   each_section_line(scanned_, line_start, [&](std::string_view h, size_t pos) { section_ = h, section_pos_ = pos; });
   // The line itself may be the prompt ("root@node1:~# dmesg | grep Xid" names the node it ran on).
-  std::string_view own = line_at(buf_, line_start);
-  if (auto h = section_host(own.substr(quote_markers(own)))) section_ = *h, section_pos_ = line_start;
+  if (auto h = section_of(line_at(buf_, line_start))) section_ = *h, section_pos_ = line_start;
   scanned_ = std::max(scanned_, line_start);
   if (where) *where = section_pos_;
   return section_;

@@ -621,10 +621,10 @@ LinePrefix parse_line_prefix(std::string_view s) {
   }
   LinePrefix p = parse_prefix_at(s);
   if (!says_something(p) && p.rank < 0 && p.task < 0 && !s.empty() && (s[0] == ' ' || s[0] == '\t')) {
-    // A paste indented ("    [rank0]: ..."): the prefix after the indent counts.
+    // A paste indented ("    [rank0]: ...", "    rig-6600 kernel: ..."): the prefix after the indent counts.
     size_t k = 0;
     while (k < s.size() && (s[k] == ' ' || s[k] == '\t')) ++k;
-    LinePrefix q = parse_prefix_at(s.substr(k));
+    LinePrefix q = k < s.size() ? parse_line_prefix(s.substr(k)) : LinePrefix{};
     if (says_something(q) || q.rank >= 0) {
       q.message_offset += k;
       return q;

@@ -1,4 +1,5 @@
 #include "core/scan/scan.hpp"
+#include "core/scan/shown_text.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -49,6 +50,7 @@ struct FileScan {
 constexpr uint64_t kTuneFrom = uint64_t(16) << 20;
 
 constexpr size_t kReleaseStep = size_t(1) << 20;  // the prefilter's window; pages behind it are released
+constexpr size_t kPrintedCopyMax = size_t(256) << 20;  // a file with a viewer's marks is copied up to this size
 
 class FileScanner {
  public:
@@ -63,6 +65,9 @@ class FileScanner {
     if (src.syslog_by_file_name && is_system_log_name(file.path)) stream_ = Stream::syslog;
     if (file.stream) stream_ = *file.stream;
   }
+
+  FileScanner(const FileScanner&) = delete;  // message_ refers to this object
+  FileScanner& operator=(const FileScanner&) = delete;
 
   FileScan run() {
     FileScan out;
@@ -97,6 +102,13 @@ class FileScanner {
       if (record_) out.extract = recorded_extract({}, out);
       return out;
     }
+    // A paste with a viewer's marks (colour codes, typography) is read from a copy with them undone;
+    // not a file so large that the copy would break the flat memory (a colour log of gigabytes).
+    if (auto printed = buf.size() <= kPrintedCopyMax ? printed_text(buf) : std::nullopt) {
+      printed_ = std::move(*printed);
+      buf = printed_;
+      bytes.reset();  // the copy is read from now on (nothing of the original's pages to release)
+    }
     set_year_context();
     buf_ = buf;
     times_.emplace(buf_, ctx_, job_year_.has_value(), w_.start ? w_.window.start : kTimeUnknown,
@@ -109,7 +121,7 @@ class FileScanner {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
       line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
-      verify(line, &hits, &blocks, &groups, out);
+      verify(pos, line, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
         ++out.matching;
         LinePrefix prefix = times_->prefix_at(pos);
@@ -158,12 +170,16 @@ class FileScanner {
     return std::string_view::npos;
   }
 
-  void verify(std::string_view line, std::vector<int>* hits, std::vector<int>* blocks,
-              std::vector<std::map<std::string, std::string>>* groups, FileScan& out) const {
+  // `line` starts at or after `pos` (past a quote's markers).
+  void verify(size_t pos, std::string_view line, std::vector<int>* hits, std::vector<int>* blocks,
+              std::vector<std::map<std::string, std::string>>* groups, FileScan& out) {
     ++out.candidates;
-    if (!measure_) return m_.line_rules(line, stream_, hits, blocks, groups);
+    // What follows the line's prefixes (a launcher's label, a viewer's column, a stamp), for rules
+    // anchored at the start of what the program printed.
+    verifying_ = {pos, line};
+    if (!measure_) return m_.line_rules(line, stream_, hits, blocks, groups, &message_);
     auto t0 = std::chrono::steady_clock::now();
-    m_.line_rules(line, stream_, hits, blocks, groups);
+    m_.line_rules(line, stream_, hits, blocks, groups, &message_);
     out.verify_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -501,6 +517,17 @@ class FileScanner {
   bool record_;
   size_t max_findings_;
   ReadBuffer* read_buffer_;  // this thread's, for small plain files
+  std::string printed_;      // the file with a viewer's marks undone, when it had any
+  // The line being verified (its start, and its text past any quote markers) and its message, for
+  // anchored rules: built once per file (a std::function per line would allocate per line).
+  std::pair<size_t, std::string_view> verifying_;
+  const std::function<std::string_view()> message_ = [this] {
+    const auto [pos, line] = verifying_;
+    const size_t at = pos + times_->prefix_at(pos).message_offset;
+    const size_t begin = static_cast<size_t>(line.data() - buf_.data());
+    std::string_view m = at > begin && at < begin + line.size() ? line.substr(at - begin) : line;
+    return m.substr(std::min(m.size(), m.find_first_not_of(" \t")));  // an indented paste's
+  };
   size_t released_ = 0;  // the mapping's pages before this were released
   size_t counted_pos_ = 0;
   int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)

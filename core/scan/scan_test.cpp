@@ -170,6 +170,24 @@ TEST_CASE("a paste quoted in a reply: single-line and multi-line rules read past
   CHECK(r.findings[1].fields.at("exit_code") == "1");
 }
 
+TEST_CASE("a file with colour codes and a web page's quotes: rules read what the program printed") {
+  Fixture fx;
+  auto p = fx.dir.file("shown.txt",
+                       "\x1b[32mMar 14 09:40:00 node1 kernel: boot noise\x1b[0m\n"
+                       "\x1b[31mMar 14 09:41:07 node2 kernel: [86412.123456] NVRM: Xid (PCI:0000:b9:00): 79, "
+                       "pid=\xe2\x80\x99<unknown>\xe2\x80\x99, GPU has fallen off the bus.\x1b[0m\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  const Finding& f = r.findings[0];
+  CHECK(fx.rule(f).id == "t.xid79");
+  CHECK(f.host == "node2");
+  CHECK(f.first_seen == test::utc("2025-03-14T09:41:07Z"));
+  REQUIRE(!f.evidence.empty());
+  CHECK(f.evidence[0].location == p + ":2");
+  CHECK(f.evidence[0].text.find('\x1b') == std::string::npos);
+  CHECK(f.evidence[0].text.find("pid='<unknown>'") != std::string::npos);
+}
+
 TEST_CASE("a burst of identical lines is one finding with a count: memory follows findings") {
   Fixture fx;
   std::string text;
