@@ -302,7 +302,9 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
       for (const auto& w : window) (block_text += w) += '\n';
     for (int r : blocks) {
       std::map<std::string, std::string> caps;
-      if (m.captures(r, join_block_lines(block_text, 0, rules->rules[r].lines), &caps)) matched.emplace_back(r, std::move(caps));
+      const int n = rules->rules[r].lines;
+      if (m.captures(r, join_block_lines(block_text, 0, n), &caps) || m.captures(r, join_block_lines(block_text, 0, n, nullptr, true), &caps))
+        matched.emplace_back(r, std::move(caps));
     }
     if (unmatched) {
       if (matched.empty()) std::printf("%ld: %s\n", line_no, sanitize_utf8(text).c_str());

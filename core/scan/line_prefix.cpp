@@ -659,7 +659,7 @@ std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) 
   return std::nullopt;
 }
 
-std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts) {
+std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts, bool messages) {
   std::string out;
   size_t pos = start;
   for (int i = 0; i < lines && pos < buf.size(); ++i) {
@@ -669,7 +669,9 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     l.remove_prefix(quote_markers(l));
     LinePrefix p = parse_line_prefix(l);
-    std::string_view msg = p.civil || p.mono || p.epoch ? l : l.substr(p.message_offset);
+    size_t cut = std::min(l.size(), p.message_offset);
+    while (messages && cut >= 2 && l[cut - 1] == ' ' && l[cut - 2] == ' ') --cut;  // the indent after one separating blank stays
+    std::string_view msg = !messages && (p.civil || p.mono || p.epoch) ? l : l.substr(cut);
     if (i) out += '\n';
     out.append(msg.substr(0, kMaxEvidenceText));
     if (eol == std::string_view::npos) break;

@@ -52,7 +52,10 @@ struct TimeContext {
 // A multi-line rule's text: `lines` lines from `start` (a line start in `buf`), each without its
 // rank/label prefix (a time prefix stays: block patterns read the message layout), joined by '\n'.
 // `starts` gets each line's start.
-std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts = nullptr);
+// `messages`: every line's stamp goes too (a stamp before each line of a block, as a CI log or a
+// collector writes them, would break the layout a block pattern reads).
+std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts = nullptr,
+                             bool messages = false);
 
 // The UTC time a prefix gives, if it gives one.
 std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx);

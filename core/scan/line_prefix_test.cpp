@@ -594,3 +594,9 @@ TEST_CASE("a reply's quote markers before a pasted line: the line after them is 
   CHECK(join_block_lines("> [2025-03-14 09:41:07] MainThread\n>     wait (threading.py:324)\n", 0, 2) ==
         "[2025-03-14 09:41:07] MainThread\n    wait (threading.py:324)");
 }
+
+TEST_CASE("a block whose every line carries a stamp: read with the stamps, or with messages only") {
+  const std::string_view ci = "2024-05-01T12:00:01.1234567Z     Fabric\n2024-05-01T12:00:01.1234567Z         State  : In Progress\n";
+  CHECK(join_block_lines(ci, 0, 2).find("Z     Fabric\n2024") != std::string::npos);
+  CHECK(join_block_lines(ci, 0, 2, nullptr, true) == "    Fabric\n        State  : In Progress");  // indents kept
+}

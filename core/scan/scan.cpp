@@ -129,8 +129,14 @@ class FileScanner {
         touch(pos);
         for (size_t i = 0; i < hits.size(); ++i) emit(hits[i], line, line, pos, line_no, prefix, out, &groups[i]);
         for (int r : blocks) {
-          std::string block = join_block(pos, m_.rules().rules[r].lines);
-          emit(r, line, block, pos, line_no, prefix, out);
+          const int lines = m_.rules().rules[r].lines;
+          std::string block = join_block(pos, lines);
+          std::map<std::string, std::string> caps;
+          // Stamps before every line (a CI log's, a collector's): the block is read without them too.
+          bool matched = m_.captures(r, block, &caps);
+          if (!matched)
+            if (std::string bare = join_block(pos, lines, true); bare != block && (matched = m_.captures(r, bare, &caps))) block = std::move(bare);
+          if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
         }
       }
       size_t eol = buf.find('\n', pos);
@@ -330,9 +336,9 @@ class FileScanner {
     if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end + kWindowSlack), w_.window.end + kWindowSlack);
   }
 
-  std::string join_block(size_t start, int lines) {
+  std::string join_block(size_t start, int lines, bool messages = false) {
     std::vector<size_t> starts;
-    std::string out = join_block_lines(buf_, start, lines, &starts);
+    std::string out = join_block_lines(buf_, start, lines, &starts, messages);
     for (size_t p : starts) touch(p);
     return out;
   }

@@ -188,6 +188,22 @@ TEST_CASE("a file with colour codes and a web page's quotes: rules read what the
   CHECK(f.evidence[0].text.find("pid='<unknown>'") != std::string::npos);
 }
 
+TEST_CASE("a multi-line block in a CI log: a stamp before every line") {
+  Fixture fx;
+  auto p = fx.dir.file("ci.log",
+                       "2025-03-14T09:45:01.0000000Z Root Cause (first observed failure):\n"
+                       "2025-03-14T09:45:01.0000000Z [0]:\n"
+                       "2025-03-14T09:45:01.0000000Z   time      : 2025-03-14_09:45:00\n"
+                       "2025-03-14T09:45:01.0000000Z   host      : node2.cluster.local\n"
+                       "2025-03-14T09:45:01.0000000Z   rank      : 9 (local_rank: 1)\n"
+                       "2025-03-14T09:45:01.0000000Z   exitcode  : 1 (pid: 4242)\n");
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(fx.rule(r.findings[0]).id == "t.first-failure");
+  CHECK(r.findings[0].host == "node2");
+  CHECK(r.findings[0].rank == 9);
+}
+
 TEST_CASE("a burst of identical lines is one finding with a count: memory follows findings") {
   Fixture fx;
   std::string text;
