@@ -440,15 +440,12 @@ constexpr size_t kSectionLookBack = size_t(8) << 20;  // a prompt further up tha
 constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its host at boot, near the top
 
 // A section line of a file: section_host, for lines that start with a prompt's characters.
-// A section line behind a quote's markers ("> user@node3:~$ dmesg") or a launcher's, a viewer's or a
-// logger's prefix ("3: user@node3:~$ ...", "2024-05-01T12:00:00Z ==> node3.log <=="): what follows.
+// A section line behind a quote's markers ("> user@node3:~$ dmesg"), an indent, or a launcher's, a
+// viewer's or a logger's prefix ("3: user@node3:~$ ...", "2024-05-01T12:00:00Z ==> node3.log <==").
 std::optional<std::string_view> section_of(std::string_view l) {
   l.remove_prefix(quote_markers(l));
   if (auto h = section_host(l)) return h;
-  if (size_t text = l.find_first_not_of(" \t"); text > 0 && text < l.size())  // an indented paste's
-    if (auto h = section_host(l.substr(text))) return h;
-  const size_t off = parse_line_prefix(l).message_offset;
-  if (off > 0 && off < l.size()) return section_host(l.substr(off));
+  if (std::string_view m = printed_part(l, false); m.size() < l.size() && !m.empty()) return section_host(m);
   return std::nullopt;
 }
 
@@ -547,7 +544,10 @@ std::string_view FileHosts::declared(size_t* where) {
     for (size_t at : first) {
       if (at == std::string_view::npos) continue;
       size_t start = line_start(head, at);
-      if (auto h = declared_host(line_at(buf_, start))) {
+      std::string_view line = line_at(buf_, start);
+      auto h = declared_host(line);
+      if (!h) h = declared_host(printed_part(line, true));  // under a launcher's label, a stamp
+      if (h) {
         declared_ = *h;
         declared_pos_ = start;
         break;

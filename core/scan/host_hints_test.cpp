@@ -255,3 +255,15 @@ TEST_CASE("parallel shells' per-host headers open sections in a file") {
   CHECK(h.section_at(fourth, nullptr) == "gpu-node-66");
   CHECK(h.section_at(sixth, nullptr) == "gpu-node-67");
 }
+
+TEST_CASE("a declared host and a prompt behind a launcher's label, a viewer's column or a quote") {
+  size_t at = 0;
+  FileHosts labelled("0: === header ===\n3:    host name:  urmel\n3: SMART error\n");
+  CHECK(labelled.declared(&at) == "urmel");
+  FileHosts runner("2024-05-01T12:00:00.1234567Z Runner name: 'worker-rocm-amd-34'\n2024-05-01T12:00:01.0000000Z df: no space\n");
+  CHECK(runner.declared(&at) == "worker-rocm-amd-34");
+  const std::string prompts = "trainer-1  | ubuntu@gpu-node-7:~$ dmesg | tail\ntrainer-1  | NVRM: Xid 79\n> root@gpu-node-8:~# nvidia-smi\n> ERR!\n";
+  FileHosts sections(prompts);
+  CHECK(sections.section_at(prompts.find("trainer-1  | NVRM"), &at) == "gpu-node-7");
+  CHECK(sections.section_at(prompts.find("> ERR!"), &at) == "gpu-node-8");
+}

@@ -659,6 +659,13 @@ std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx) 
   return std::nullopt;
 }
 
+std::string_view printed_part(std::string_view line, bool keep_indent) {
+  size_t cut = std::min(line.size(), parse_line_prefix(line).message_offset);
+  while (keep_indent && cut >= 2 && line[cut - 1] == ' ' && line[cut - 2] == ' ') --cut;
+  std::string_view m = line.substr(cut);
+  return keep_indent ? m : m.substr(std::min(m.size(), m.find_first_not_of(" \t")));
+}
+
 std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts, bool messages) {
   std::string out;
   size_t pos = start;
@@ -668,10 +675,9 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
     std::string_view l = buf.substr(pos, eol == std::string_view::npos ? buf.npos : eol - pos);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
     l.remove_prefix(quote_markers(l));
-    LinePrefix p = parse_line_prefix(l);
-    size_t cut = std::min(l.size(), p.message_offset);
-    while (messages && cut >= 2 && l[cut - 1] == ' ' && l[cut - 2] == ' ') --cut;  // the indent after one separating blank stays
-    std::string_view msg = !messages && (p.civil || p.mono || p.epoch) ? l : l.substr(cut);
+    std::string_view msg = messages ? printed_part(l, true) : l;
+    if (!messages)
+      if (LinePrefix p = parse_line_prefix(l); !p.civil && !p.mono && !p.epoch) msg = l.substr(std::min(l.size(), p.message_offset));
     if (i) out += '\n';
     out.append(msg.substr(0, kMaxEvidenceText));
     if (eol == std::string_view::npos) break;

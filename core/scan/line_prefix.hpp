@@ -34,6 +34,11 @@ struct LinePrefix {
 
 LinePrefix parse_line_prefix(std::string_view line);
 
+// The line after its prefixes (a quote's markers, a launcher's label, a viewer's column, a stamp, a
+// host): what the program printed. `keep_indent`: the blanks after one separating blank stay (a
+// block's or a header's layout); else none do. The whole line when it has no prefix.
+std::string_view printed_part(std::string_view line, bool keep_indent);
+
 // The quote markers a reply or a mail client put before a pasted line ("> ", "> > ", ">>"), with any
 // blanks before them: their length, or 0. Rules read the line after them, as they were printed.
 size_t quote_markers(std::string_view line);

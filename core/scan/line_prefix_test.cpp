@@ -600,3 +600,13 @@ TEST_CASE("a block whose every line carries a stamp: read with the stamps, or wi
   CHECK(join_block_lines(ci, 0, 2).find("Z     Fabric\n2024") != std::string::npos);
   CHECK(join_block_lines(ci, 0, 2, nullptr, true) == "    Fabric\n        State  : In Progress");  // indents kept
 }
+
+TEST_CASE("the printed part of a line: after its prefixes, with or without the indent") {
+  CHECK(printed_part("3:    host name:  urmel", true) == "   host name:  urmel");
+  CHECK(printed_part("3:    host name:  urmel", false) == "host name:  urmel");
+  CHECK(printed_part("0: 2024-05-01T12:00:00.1234567Z     Fabric", true) == "    Fabric");
+  CHECK(printed_part("> trainer-1  | State: Down", false) == "State: Down");
+  CHECK(printed_part("    Killed   python train.py", false) == "Killed   python train.py");
+  CHECK(printed_part("no prefix at all", true) == "no prefix at all");
+  CHECK(printed_part("", false).empty());
+}
