@@ -106,11 +106,23 @@ def short(host):
 
 
 def diagnose(binary, slug, meta, fmt="json", extra=()):
-    cmd = [binary, "diagnose", "--logs", os.path.join(HERE, slug, "logs"), "--format", fmt, *extra]
+    return diagnose_path(binary, os.path.join(HERE, slug, "logs"), meta, fmt, extra)
+
+
+def diagnose_path(binary, logs, meta, fmt="json", extra=()):
+    cmd = [binary, "diagnose", "--logs", logs, "--format", fmt, *extra]
     if meta.get("run", {}).get("nodes"):
         cmd += ["--nodes", meta["run"]["nodes"]]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     return r
+
+
+def family_of(binary, logs, meta):
+    """The outcome's family for the logs at `logs`, or "(no report)"."""
+    try:
+        return json.loads(diagnose_path(binary, logs, meta).stdout)["outcome"]["family"]
+    except (json.JSONDecodeError, KeyError):
+        return "(no report)"
 
 
 def replays_alike(binary, slug, meta, plain):

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Re-reads dev incidents as real pastes wrap them (tests/incidents/README.md).
+
+Each incident of a fixed sample of the dev part is diagnosed as collected and again with every line
+of every log wrapped the way a launcher, a viewer or a web page wraps pasted text (srun -l's task id,
+docker compose's column, a reply's quote markers, a CI log's stamp, colour codes, typographic
+quotes, an indent). A family the plain copy gets right must survive each wrapping, apart from the
+losses recorded in levels.toml ([wrapped] family_lost), which may only fall.
+
+  wrapped.py ATTRIBUTION            print the losses; fail above the recorded level
+  wrapped.py ATTRIBUTION --all      the whole dev part (slower), for finding classes
+"""
+import concurrent.futures
+import html
+import os
+import random
+import shutil
+import sys
+import tempfile
+import tomllib
+
+import score
+
+WRAPS = {
+    "srun -l": lambda line, i: "3: " + line,
+    "docker compose": lambda line, i: "trainer-1  | " + line,
+    "quoted reply": lambda line, i: "> " + line,
+    "CI stamp": lambda line, i: "2024-05-01T12:00:%02d.1234567Z " % (i % 60) + line,
+    "colour codes": lambda line, i: "\x1b[31m" + line + "\x1b[0m",
+    "typographic quotes": lambda line, i: line.replace("'", "\u2019"),
+    "HTML entities": lambda line, i: html.escape(line),
+    "indent": lambda line, i: "    " + line,
+}
+SAMPLE = 120          # dev incidents, chosen with a fixed seed
+SEED = 20261204
+
+
+def wrapped_copy(slug, wrap, work):
+    dst = os.path.join(work, "logs")
+    shutil.copytree(os.path.join(score.HERE, slug, "logs"), dst)
+    for root, _, files in os.walk(dst):
+        for f in files:
+            path = os.path.join(root, f)
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    lines = fh.read().split("\n")
+            except (UnicodeDecodeError, OSError):
+                continue  # a binary or non-UTF-8 file stays as collected
+            end = lines[-1] == ""
+            body = [WRAPS[wrap](l, i) for i, l in enumerate(lines[:-1] if end else lines)]
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write("\n".join(body) + ("\n" if end else ""))
+    return dst
+
+
+def judge(binary, slug, meta, wrap):
+    work = tempfile.mkdtemp(prefix="wrapped-")
+    try:
+        logs = wrapped_copy(slug, wrap, work)
+        return slug, wrap, score.family_of(binary, logs, meta)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    binary = os.path.abspath(sys.argv[1])
+    dev = [(s, m) for s, part, m in score.incidents() if part == "dev"]
+    if "--all" not in sys.argv:
+        dev = random.Random(SEED).sample(dev, min(SAMPLE, len(dev)))
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
+        plain = dict(ex.map(lambda sm: (sm[0], score.family_of(binary, os.path.join(score.HERE, sm[0], "logs"), sm[1])), dev))
+        right = [(s, m) for s, m in dev if plain[s] == m["truth"]["family"]]
+        results = list(ex.map(lambda job: judge(binary, *job), [(s, m, w) for s, m in right for w in WRAPS]))
+    lost = [(s, w, got) for s, w, got in results if got != plain[s]]
+    for wrap in WRAPS:
+        mine = [(s, got) for s, w, got in lost if w == wrap]
+        print(f"{wrap}: {len(mine)} of {len(right)} family hits lost")
+        for s, got in mine:
+            print(f"    {s}: {plain[s]} -> {got}")
+    with open(os.path.join(score.HERE, "levels.toml"), "rb") as f:
+        allowed = tomllib.load(f)["wrapped"]["family_lost"]
+    if "--all" not in sys.argv and len(lost) > allowed:
+        sys.exit(f"{len(lost)} family hits lost to wrapping, more than the {allowed} recorded in levels.toml [wrapped]")
+    print(f"{len(lost)} lost in all (recorded level {allowed})")
+
+
+if __name__ == "__main__":
+    main()
