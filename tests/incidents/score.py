@@ -262,6 +262,8 @@ def main():
     with open(os.path.join(HERE, "levels.toml"), "rb") as f:
         levels = tomllib.load(f)
     for part, want in levels.items():
+        if part not in s:
+            continue  # another check's level ([wrapped]: wrapped.py)
         x = s[part]
         if x["family"] < want["family"]:
             failed.append(f"{part}: family {x['family']} < recorded {want['family']}")
