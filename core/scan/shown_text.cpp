@@ -36,6 +36,7 @@ char typographic(unsigned char third) {
 // Each byte that can start a mark is looked for with memchr (most files hold none of them).
 Marks marks_in(std::string_view s) {
   Marks m;
+  if (s.empty()) return m;  // an empty view's data() may be null, which memchr must not get
   auto each = [&](char byte, auto&& check) {
     for (const char* p = s.data(); (p = static_cast<const char*>(std::memchr(p, byte, s.data() + s.size() - p)));) {
       check(s.substr(static_cast<size_t>(p - s.data())));

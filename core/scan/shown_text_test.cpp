@@ -8,6 +8,7 @@ TEST_CASE("a file with no viewer's marks is read as it is, without a copy") {
   CHECK_FALSE(printed_text("[rank0]: RuntimeError: CUDA error: out of memory\n"));
   CHECK_FALSE(printed_text("a & b [5m] \xe2\x96\x88\xe2\x96\x88 progress\n"));  // '&', a bracket, a bar's blocks
   CHECK_FALSE(printed_text(""));
+  CHECK_FALSE(printed_text(std::string_view()));  // an empty file: no data pointer at all
 }
 
 TEST_CASE("colour codes are dropped: whole, with ESC replaced by U+FFFD, or with ESC lost") {
