@@ -279,9 +279,7 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
     std::string_view text = window.front();
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
     text.remove_prefix(quote_markers(text));  // as the scan reads a quoted paste
-    const size_t message_at = parse_line_prefix(text).message_offset;
-    std::string_view message_text = message_at < text.size() ? text.substr(message_at) : std::string_view();
-    message_text.remove_prefix(std::min(message_text.size(), message_text.find_first_not_of(" \t")));
+    const std::string_view message_text = printed_part(text, false);
     const std::function<std::string_view()> message = [&] { return message_text; };
     // Every stream's reading of the line (a file's stream is not known here), by the scan's own rule.
     std::set<int> rule_set, blocks;

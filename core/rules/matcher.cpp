@@ -157,15 +157,16 @@ void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<
       blocks->push_back(idx);
       continue;
     }
-    if (matches(r, line, hits, groups, idx)) continue;
+    if (matches(idx, line, hits, groups)) continue;
     if (!message || !anchored_[idx]) continue;
     if (!asked) text = (*message)(), asked = true;
-    if (!text.empty() && text.size() < line.size()) matches(r, text, hits, groups, idx);
+    if (!text.empty() && text.size() < line.size()) matches(idx, text, hits, groups);
   }
 }
 
-bool Matcher::matches(const Rule& r, std::string_view text, std::vector<int>* hits,
-                      std::vector<std::map<std::string, std::string>>* groups, int idx) const {
+bool Matcher::matches(int idx, std::string_view text, std::vector<int>* hits,
+                      std::vector<std::map<std::string, std::string>>* groups) const {
+  const Rule& r = rules_.rules[idx];
   if (groups) {
     // Nearly every candidate line matches: one match with its groups costs less than a yes/no match
     // now and the groups later.

@@ -59,9 +59,8 @@ class Matcher {
   void candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
                        std::vector<std::map<std::string, std::string>>* groups = nullptr,
                        const std::function<std::string_view()>* message = nullptr) const;
-  // Rule `r` (index idx) on `text`: a hit is appended (with its groups when `groups` is given).
-  bool matches(const Rule& r, std::string_view text, std::vector<int>* hits,
-               std::vector<std::map<std::string, std::string>>* groups, int idx) const;
+  // Rule `idx` on `text`: a hit is appended (with its groups when `groups` is given).
+  bool matches(int idx, std::string_view text, std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const;
   const RuleSet& rules_;
   std::vector<std::string> literals_;  // every rule's
   size_t longest_literal_ = 0;

@@ -11,6 +11,15 @@ using namespace attribution;
 
 namespace {
 
+// torchrun's failure summary naming rank 9 on node2, each line behind `before` (a label, a quote, a stamp).
+std::string first_failure_summary(std::string_view before) {
+  std::string out;
+  for (const char* line : {"Root Cause (first observed failure):", "[0]:", "  time      : 2025-03-14_09:45:00",
+                           "  host      : node2.cluster.local", "  rank      : 9 (local_rank: 1)", "  exitcode  : 1 (pid: 4242)"})
+    out.append(before).append(line) += '\n';
+  return out;
+}
+
 
 SourceCoverage coverage(const char* name) {
   SourceCoverage c;
@@ -134,12 +143,7 @@ TEST_CASE("bad input: unreadable / empty / binary / huge line / invalid UTF-8 ne
 TEST_CASE("multi-line torchrun block: captures across lines / without rank prefixes") {
   Fixture fx;
   auto p = fx.dir.file("out.log",
-                       "[rank0]:Root Cause (first observed failure):\n"
-                       "[rank0]:[0]:\n"
-                       "[rank0]:  time      : 2025-03-14_09:45:00\n"
-                       "[rank0]:  host      : node2.cluster.local\n"
-                       "[rank0]:  rank      : 9 (local_rank: 1)\n"
-                       "[rank0]:  exitcode  : 1 (pid: 4242)\n");
+                       first_failure_summary("[rank0]:"));
   auto r = fx.run({p});
   REQUIRE(r.findings.size() == 1);
   const Finding& f = r.findings[0];
@@ -153,13 +157,8 @@ TEST_CASE("multi-line torchrun block: captures across lines / without rank prefi
 TEST_CASE("a paste quoted in a reply: single-line and multi-line rules read past the markers") {
   Fixture fx;
   auto p = fx.dir.file("reply.txt",
-                       "> Mar 14 09:41:07 node2 kernel: [86412.123456] NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n"
-                       "> > Root Cause (first observed failure):\n"
-                       "> > [0]:\n"
-                       "> >   time      : 2025-03-14_09:45:00\n"
-                       "> >   host      : node2.cluster.local\n"
-                       "> >   rank      : 9 (local_rank: 1)\n"
-                       "> >   exitcode  : 1 (pid: 4242)\n");
+                       "> Mar 14 09:41:07 node2 kernel: [86412.123456] NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.\n" +
+                           first_failure_summary("> > "));
   auto r = fx.run({p});
   REQUIRE(r.findings.size() == 2);
   CHECK(fx.rule(r.findings[0]).id == "t.xid79");
@@ -190,13 +189,7 @@ TEST_CASE("a file with colour codes and a web page's quotes: rules read what the
 
 TEST_CASE("a multi-line block in a CI log: a stamp before every line") {
   Fixture fx;
-  auto p = fx.dir.file("ci.log",
-                       "2025-03-14T09:45:01.0000000Z Root Cause (first observed failure):\n"
-                       "2025-03-14T09:45:01.0000000Z [0]:\n"
-                       "2025-03-14T09:45:01.0000000Z   time      : 2025-03-14_09:45:00\n"
-                       "2025-03-14T09:45:01.0000000Z   host      : node2.cluster.local\n"
-                       "2025-03-14T09:45:01.0000000Z   rank      : 9 (local_rank: 1)\n"
-                       "2025-03-14T09:45:01.0000000Z   exitcode  : 1 (pid: 4242)\n");
+  auto p = fx.dir.file("ci.log", first_failure_summary("2025-03-14T09:45:01.0000000Z "));
   auto r = fx.run({p});
   REQUIRE(r.findings.size() == 1);
   CHECK(fx.rule(r.findings[0]).id == "t.first-failure");
