@@ -122,6 +122,7 @@ TEST_CASE("declared hosts: the kernel's and systemd's record of the hostname") {
   CHECK(declared_host("   Static hostname: gpu-a-07") == "gpu-a-07");
   CHECK(declared_host("  Hostname:    gpu-node-1") == "gpu-node-1");  // kubectl describe node
   CHECK(declared_host("   host name:  urmel") == "urmel");  // smartd's warning mail
+  CHECK(declared_host("    Runner name: 'worker-rocm-amd-38'") == "worker-rocm-amd-38");  // a forum's code block
   CHECK_FALSE(declared_host("the host name:  urmel"));
   CHECK_FALSE(declared_host("Hostname: gpu-node-1 (up 3 days)"));
   CHECK(declared_host("Machine name: 'jenkins-worker-rocm-amd-98'") == "jenkins-worker-rocm-amd-98");
@@ -262,6 +263,11 @@ TEST_CASE("a declared host and a prompt behind a launcher's label, a viewer's co
   CHECK(labelled.declared(&at) == "urmel");
   FileHosts runner("2024-05-01T12:00:00.1234567Z Runner name: 'worker-rocm-amd-34'\n2024-05-01T12:00:01.0000000Z df: no space\n");
   CHECK(runner.declared(&at) == "worker-rocm-amd-34");
+  // Behind a CI runner's stamp, which a syslog reader would take for a host and a tag ("host name:").
+  FileHosts stamped("2024-05-01T12:00:00.1234567Z    host name:  urmel\n2024-05-01T12:00:01.1234567Z SMART error\n");
+  CHECK(stamped.declared(&at) == "urmel");
+  FileHosts described("2024-05-01T12:00:00.1234567Z Name:  gpu-node-1\n2024-05-01T12:00:01.1234567Z   Hostname:    gpu-node-1\n");
+  CHECK(described.declared(&at) == "gpu-node-1");
   const std::string prompts = "trainer-1  | ubuntu@gpu-node-7:~$ dmesg | tail\ntrainer-1  | NVRM: Xid 79\n> root@gpu-node-8:~# nvidia-smi\n> ERR!\n";
   FileHosts sections(prompts);
   CHECK(sections.section_at(prompts.find("trainer-1  | NVRM"), &at) == "gpu-node-7");

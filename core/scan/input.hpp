@@ -23,6 +23,9 @@ struct InputFile {
   // The hint is where the collector found the file (a {host} path template): no line in it (a
   // prompt, a declared hostname) names another machine for its lines.
   bool host_certain = false;
+  // The name the file's processes know their machine by when it is not the hint (a pod's hostname is
+  // the pod's name, the hint its node's): lines naming it are the hint's.
+  std::string local_name;
 };
 
 struct SourceRuntime {

@@ -54,6 +54,8 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   };
   if (s[a] == ':') {  // "kernel:" with no host; a machine's name alone after the stamp is stamped_host's
     if (stamped_machine(s.substr(i, a - i)) && a + 1 < s.size() && s[a + 1] == ' ') return i;
+    // NCCL's "node23:12098:12141 [2]" after a CI runner's or kubectl's stamp: read next as NCCL's own.
+    if (a + 1 < s.size() && is_digit(s[a + 1])) return i;
     return a + 1;
   }
   if (s[a] == '[') {              // "slurmd[123]:" with no host
@@ -276,6 +278,7 @@ size_t stamped_host(std::string_view s, size_t i, LinePrefix& p) {
   }
   if (!after) return i;
   p.host = s.substr(i, a - i);
+  if (p.host.substr(0, 11) == "slurmstepd-" && p.host.size() > 11) p.host.remove_prefix(11);  // as host_label reads it
   return after;
 }
 

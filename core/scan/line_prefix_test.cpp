@@ -21,6 +21,15 @@ TEST_CASE("NCCL WARN with the 2.26+ local-time stamp and host:pid:tid dev prefix
   CHECK(*resolve_time(p, ctx2025()) == test::utc("2025-11-09T07:39:30Z"));
 }
 
+TEST_CASE("NCCL's host:pid:tid after a CI runner's or kubectl's ISO stamp is NCCL's, not a syslog tag") {
+  auto p = parse_line_prefix("2024-05-01T12:00:01.1234567Z node23:12098:12141 [2] transport/nvls.cc:244 NCCL WARN Cuda failure 1");
+  CHECK(p.host == "node23");
+  CHECK(p.pid == 12098);
+  CHECK(p.gpu == 2);
+  // A tag with no host after the stamp still ends at its colon.
+  CHECK(printed_part("2024-05-01T12:00:01Z kernel: NVRM: Xid 79", false) == "NVRM: Xid 79");
+}
+
 TEST_CASE("collector stamp with zone wins over NCCL's local stamp") {
   auto p = parse_line_prefix(
       "2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1219 [0] transport/net_ib.cc:180 NCCL WARN x");
@@ -203,6 +212,9 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("CUDA12: error").host.empty());
   CHECK(parse_line_prefix("12: node05:1234:1240 [3] NCCL INFO x").task == 12);
   CHECK(parse_line_prefix("slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s) in StepId=9411285.0.").host ==
+        "gpu20-15");
+  // Behind a CI runner's stamp, the step daemon's node is read the same way.
+  CHECK(parse_line_prefix("2024-05-01T12:00:01.1234567Z slurmstepd-gpu20-15: error: Detected 1 oom-kill event(s)").host ==
         "gpu20-15");
   // Flux prints the seconds since the job began; a number's first label names no machine.
   CHECK(parse_line_prefix("3600.412s: job.exception type=timeout severity=0 resource allocation expired").host.empty());

@@ -388,6 +388,8 @@ class FileScanner {
     // Inside a container NCCL's prefix names the container (Docker's default hostname is its id): the
     // machine the file or the prompt names is the better answer when there is one.
     std::string_view line_host = prefix.host;
+    if (!line_host.empty() && !file_.local_name.empty() && short_host(line_host) == short_host(file_.local_name))
+      line_host = file_.host_hint;
     if (is_container_id(line_host))
       if (std::string_view around = host_around(pos); !around.empty()) line_host = around;
     f.host = short_host(!h.empty()                ? std::string_view(h)
@@ -463,13 +465,25 @@ class FileScanner {
   // A terminal wraps a long line where its width ends, and a paste keeps the break: the machine a
   // rule captures ("... at node (ID: ..., IP: 10.0.0.7)") may sit on the next line. Tried only for
   // a finding that has no machine otherwise, with the two lines joined as the terminal split them.
+  // When every line of the paste is wrapped alike (srun -l's "3: ", a quote's "> ", a CI stamp), the
+  // continuation carries the wrapper too and is read without it: its prefixes when they name no
+  // machine, else as many bytes as the first line's prefixes took when its own reach that far (an
+  // unwrapped continuation "node7.cluster: Resource ..." keeps its first word).
   std::string host_past_wrap(int rule, std::string_view line) {
     size_t next = static_cast<size_t>(line.data() - buf_.data()) + line.size();  // line may start after quote markers
     if (!m_.rules().rules[rule].regex().NamedCapturingGroups().count("host") || next >= buf_.size()) return {};
     if (buf_[next] == '\r') ++next;
     if (next >= buf_.size() || buf_[next] != '\n' || next + 1 >= buf_.size()) return {};
-    std::string joined = std::string(line) + std::string(line_at(buf_, next + 1));
+    std::string_view continuation = line_at(buf_, next + 1);
     touch(next + 1);  // read either way: a replay must see the same next line
+    const size_t start = buf_.rfind('\n', static_cast<size_t>(line.data() - buf_.data()));
+    std::string_view first = buf_.substr(start == std::string_view::npos ? 0 : start + 1);
+    first = first.substr(0, std::min(first.size(), static_cast<size_t>(line.data() - first.data()) + line.size()));
+    const size_t wrapper = parse_line_prefix(first).message_offset;
+    const LinePrefix own = parse_line_prefix(continuation);
+    if (own.host.empty()) continuation.remove_prefix(std::min(continuation.size(), own.message_offset));
+    else if (wrapper > 0 && own.message_offset >= wrapper) continuation.remove_prefix(wrapper);
+    std::string joined = std::string(line) + std::string(continuation);
     std::map<std::string, std::string> caps;
     if (!m_.captures(rule, joined, &caps)) return {};
     auto it = caps.find("host");

@@ -362,6 +362,31 @@ TEST_CASE("a pasted excerpt: findings printed without a prefix take the one mach
   }
 }
 
+TEST_CASE("a pod's log: NCCL's prefix names the pod, and the line is the pod's node's") {
+  Fixture fx;
+  fx.w.nodes.clear();
+  fx.w.start.reset();
+  fx.w.end.reset();
+  fx.w.window_known = false;
+  RuleSet builtin = load_rules({}).value();
+  auto matcher = Matcher::build(builtin).value();
+  Collection c;
+  c.sources.push_back(SourceRuntime{"k", "kubernetes", Stream::applog, TimeZone::utc(), std::nullopt});
+  c.coverage.push_back(coverage("k"));
+  const std::string line = "2025-05-06T10:00:41.118230511Z trainer-master-0:412:412 [0] transport/net_ib.cc:100 NCCL WARN "
+                           "NET/IB : mlx5_0:1 Got async event : port error\n";
+  InputFile pod{fx.dir.file("pod.log", line), 0, "gpu-node02", -1, nullptr};
+  pod.local_name = "trainer-master-0";
+  c.files.push_back(pod);
+  InputFile pasted{fx.dir.file("pasted.log", line), 0, "", -1, nullptr};  // a paste: the pod is the only name there is
+  c.files.push_back(pasted);
+  auto r = scan(c, *matcher, fx.w, 1);
+  REQUIRE(r.findings.size() == 2);
+  std::set<std::string> hosts;
+  for (const auto& f : r.findings) hosts.insert(f.host);
+  CHECK(hosts == std::set<std::string>{"gpu-node02", "trainer-master-0"});
+}
+
 TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next line is read") {
   Fixture fx;
   fx.w.nodes.clear();
@@ -384,6 +409,20 @@ TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next li
   auto wrapped = run("wrapped.log", head + "\nnode (ID: 8289f87b78d1, IP: 172.24.0.226) over the last time period.\n");
   REQUIRE(wrapped.findings.size() == 1);
   CHECK(wrapped.findings[0].host == "172.24.0.226");
+  // Every line wrapped alike (srun -l, a reply's quote, compose's column): the continuation is read
+  // without its wrapper, and srun's task id is no machine.
+  for (const std::string wrap : {"3: ", "> ", "trainer-1  | "}) {
+    auto labelled = run("labelled.log", wrap + head + "\n" + wrap + "node (ID: 8289f87b78d1, IP: 172.24.0.226) over the last time period.\n");
+    REQUIRE(labelled.findings.size() == 1);
+    CHECK(labelled.findings[0].host == "172.24.0.226");
+  }
+  const std::string pals = "launch failed on x4201c0s4b0n0: Couldn't forward RPC launch(...) to child\n";
+  const std::string child = "x4513c0s7b0n0.hsn.cm.aurora.alcf.anl.gov: Resource temporarily unavailable\n";
+  for (const std::string wrap : {"", "3: ", "> "}) {
+    auto r = run("pals.log", wrap + pals + wrap + child);
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host == "x4513c0s7b0n0");
+  }
   // A next line that does not complete the pattern leaves the finding without a machine.
   auto cut = run("cut.log", head + "\nsomething else entirely\n");
   REQUIRE(cut.findings.size() == 1);

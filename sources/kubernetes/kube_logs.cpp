@@ -78,7 +78,9 @@ std::vector<InputFile> collect_kube_logs(const KubeLogsSettings& sc, const KubeA
           continue;
         }
         cov.bytes += static_cast<int64_t>(r->body.size());
-        files.push_back(InputFile{name, index, pod.node, -1, std::make_shared<const std::string>(std::move(r->body)), nullptr});
+        InputFile f{name, index, pod.node, -1, std::make_shared<const std::string>(std::move(r->body)), nullptr};
+        f.local_name = pod.name;  // NCCL's prefix inside the pod names the pod, not the node
+        files.push_back(std::move(f));
       }
     }
   }

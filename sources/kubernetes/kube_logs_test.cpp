@@ -135,7 +135,7 @@ TEST_CASE("pod log lines keep the API server's time / rank and message follow") 
   std::string nccl = "2025-05-06T10:00:41.118230511Z llm-pretrain-master-0:412:412 [0] NCCL INFO Bootstrap : Using eth0";
   LinePrefix q = parse_line_prefix(nccl);
   CHECK(resolve_time(q, TimeContext{TimeZone::utc(), 0, std::nullopt, std::nullopt, std::nullopt}) == *parse_kube_time("2025-05-06T10:00:41.118230Z"));
-  CHECK(q.host.empty());  // the pod name NCCL prints is not taken for a host: the node hint stays
+  CHECK(q.host == "llm-pretrain-master-0");  // the pod's name: the scan reads it as the file's node (local_name)
 }
 
 TEST_CASE("diagnose a Kueue PyTorchJob: the OOMKilled pod's node is the root cause / NCCL timeouts its symptoms") {
