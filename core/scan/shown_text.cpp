@@ -17,7 +17,8 @@ struct Marks {
   bool bare_sgr = false;   // "[0m" with no ESC: a colour reset whose ESC a copy dropped
   bool typography = false; // U+2018/2019/201C/201D quotes, U+00A0, U+200B
   bool entities = false;   // &lt; &gt; &quot; &#39; &#x27; &apos; &amp;
-  bool any() const { return escapes || bare_sgr || typography || entities; }
+  bool doubled = false;    // "couldn''t": an apostrophe a YAML single-quoted scalar (kubectl -o yaml) doubled
+  bool any() const { return escapes || bare_sgr || typography || entities || doubled; }
 };
 
 constexpr std::array<std::string_view, 7> kEntities = {"&lt;", "&gt;", "&quot;", "&#39;", "&#x27;", "&apos;", "&amp;"};
@@ -31,6 +32,14 @@ char typographic(unsigned char third) {
     case 0x8B: return '\0';
     default: return 1;  // not one of them
   }
+}
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// "''" at s[i] inside a word ("couldn''t", "Pod''s"): YAML's escape of one apostrophe. Between other
+// bytes it is code or an empty string ("''.join", "x = ''") and stays.
+bool doubled_apostrophe(std::string_view s, size_t i) {
+  return i > 0 && i + 2 < s.size() && s[i] == '\'' && s[i + 1] == '\'' && is_letter(s[i - 1]) && is_letter(s[i + 2]);
 }
 
 // Each byte that can start a mark is looked for with memchr (most files hold none of them).
@@ -53,6 +62,8 @@ Marks marks_in(std::string_view s) {
     for (std::string_view e : kEntities) m.entities = m.entities || r.substr(0, e.size()) == e;
   });
   m.bare_sgr = !m.escapes && memmem(s.data(), s.size(), "[0m", 3) != nullptr;
+  for (const char* p = s.data(); !m.doubled && (p = static_cast<const char*>(memmem(p, s.data() + s.size() - p, "''", 2))); ++p)
+    m.doubled = doubled_apostrophe(s, static_cast<size_t>(p - s.data()));
   return m;
 }
 
@@ -97,6 +108,10 @@ std::optional<std::string> printed_text(std::string_view shown) {
         i += 3;
         continue;
       }
+    } else if (m.doubled && c == '\'' && doubled_apostrophe(shown, i)) {
+      out += '\'';
+      i += 2;
+      continue;
     } else if (m.entities && c == '&') {
       size_t k = 0;
       while (k < kEntities.size() && r.substr(0, kEntities[k].size()) != kEntities[k]) ++k;

@@ -26,6 +26,13 @@ TEST_CASE("a web page's typography and entities are read as the program's ASCII"
   CHECK(*printed_text("pid=&#39;&lt;unknown&gt;&#39; &amp;&amp; &quot;x&quot; &nbsp;\n") == "pid='<unknown>' && \"x\" &nbsp;\n");
 }
 
+TEST_CASE("an apostrophe a YAML single-quoted scalar doubled is read once / code's empty strings stay") {
+  CHECK(*printed_text("    message: 'couldn''t assign flavors to pod set main: 2 node(s) didn''t match Pod''s node affinity'\n") ==
+        "    message: 'couldn't assign flavors to pod set main: 2 node(s) didn't match Pod's node affinity'\n");
+  CHECK_FALSE(printed_text("    return ''.join(parts) if x == '' else ''\n"));
+  CHECK(*printed_text("don''t ''.join('' )\n") == "don't ''.join('' )\n");
+}
+
 TEST_CASE("undoing marks never adds or removes a line") {
   const std::string shown = "\x1b[31ma\x1b[0m\n\xe2\x80\x99\n&gt;\n\n\xc2\xa0\n";
   auto out = printed_text(shown);
