@@ -213,8 +213,13 @@ std::optional<std::string_view> remote_host(std::string_view command) {
   if (program == "ssh") {
     // ssh's options that take an argument (ssh(1)): "-p 22 host" names the host after the port.
     static constexpr std::string_view kWithArg = "BbcDEeFIiJLlmOopQRSWw";
+    // A sentence that starts with the word, not a command: horovodrun's "ssh not successful for host
+    // node02:", "ssh to the node failed".
+    static const std::set<std::string, std::less<>> kProse = {"not", "to", "is", "was", "failed", "fails", "error",
+                                                              "errors", "connection", "session", "access", "and", "or",
+                                                              "into", "on", "in", "for", "from", "the", "a", "an", "works"};
     for (size_t k = 1; k < tok.size(); ++k) {
-      if (tok[k][0] != '-') return host(tok[k]);
+      if (tok[k][0] != '-') return kProse.count(tok[k]) ? std::nullopt : host(tok[k]);
       if (tok[k].size() == 2 && kWithArg.find(tok[k][1]) != std::string_view::npos) ++k;
     }
     return std::nullopt;

@@ -11,6 +11,9 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("[root@skl-node-1 eris]# dmesg -T|grep -E -i -B100 'killed process'") == "skl-node-1");
   CHECK(section_host("core@paigcr-a-gpu-1013:~ $ dmesg  -T | grep oom -C 100") == "paigcr-a-gpu-1013");
   CHECK(section_host("ssh jean-zay-iam06") == "jean-zay-iam06");
+  // A launcher's sentence that starts with "ssh" types no command (horovodrun's ssh check).
+  CHECK_FALSE(section_host("ssh not successful for host node02:"));
+  CHECK_FALSE(section_host("ssh to the node failed"));
   CHECK(section_host("Node:         gpu-node-3/10.0.0.3") == "gpu-node-3");
   // Every form the cheap pre-check must let through: a suse prompt, ssh after a prompt sign or a
   // tab, a bracketed prompt behind a venv.
