@@ -294,6 +294,7 @@ void write_listings(JsonWriter& j, Writer& w, const std::vector<ListedSource>& l
     for (const auto& f : l.files) {
       j.begin_object().field("path", f.path).field("host_hint", f.host_hint).key("rank_hint").value(f.rank_hint);
       if (f.host_certain) j.key("host_certain").value(true);
+      if (!f.local_name.empty()) j.field("local_name", f.local_name);
       if (const FileExtract* x = f.extract.get()) {
         std::string rel = fmt::format("files/{:04}.log", ++n);
         w.put(rel, x->text);
@@ -374,6 +375,7 @@ class BundleReader {
     in.source = source;
     in.host_hint = str(f, "host_hint");
     in.host_certain = flag(f, "host_certain");
+    in.local_name = str(f, "local_name");
     in.rank_hint = static_cast<int>(num(f, "rank_hint", -1));
     auto x = std::make_shared<FileExtract>();
     x->bytes = num(f, "bytes");
