@@ -25,7 +25,7 @@ struct InputFile {
   bool host_certain = false;
   // The name the file's processes know their machine by when it is not the hint (a pod's hostname is
   // the pod's name, the hint its node's): lines naming it are the hint's.
-  std::string local_name;
+  std::string local_name{};
 };
 
 struct SourceRuntime {

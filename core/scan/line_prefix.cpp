@@ -135,15 +135,21 @@ size_t launcher_label(std::string_view s, size_t i, LinePrefix& p) {
   return after + 1;
 }
 
+// Slurm 21.08+ names the node in its step daemon's messages ("slurmstepd-gpu20-15: error: ..."): the
+// node, or empty for any other word.
+std::string_view step_daemon_node(std::string_view w) {
+  constexpr std::string_view kStepd = "slurmstepd-";
+  return w.size() > kStepd.size() && w.substr(0, kStepd.size()) == kStepd ? w.substr(kStepd.size()) : std::string_view();
+}
+
 // "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
 size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   size_t a = i;
   while (a < s.size() && host_char(s[a])) ++a;
   if (a == i || a + 1 >= s.size() || s[a] != ':' || s[a + 1] != ' ') return i;
   std::string_view w = s.substr(i, a - i);
-  // Slurm 21.08+ names the node in its step daemon's messages: "slurmstepd-gpu20-15: error: ...".
-  if (w.substr(0, 11) == "slurmstepd-" && w.size() > 11) {
-    p.host = w.substr(11);
+  if (std::string_view node = step_daemon_node(w); !node.empty()) {
+    p.host = node;
     return a + 2;
   }
   if (!could_name_machine(w)) return i;
@@ -278,7 +284,7 @@ size_t stamped_host(std::string_view s, size_t i, LinePrefix& p) {
   }
   if (!after) return i;
   p.host = s.substr(i, a - i);
-  if (p.host.substr(0, 11) == "slurmstepd-" && p.host.size() > 11) p.host.remove_prefix(11);  // as host_label reads it
+  if (std::string_view node = step_daemon_node(p.host); !node.empty()) p.host = node;
   return after;
 }
 

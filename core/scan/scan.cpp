@@ -398,7 +398,8 @@ class FileScanner {
                                                   : host_around(pos));
     f.host_named = !h.empty();
     if (f.host.empty() && text.size() == line.size())
-      if (std::string wrapped = host_past_wrap(rule, line); !wrapped.empty()) f.host = short_host(wrapped), f.host_named = true;
+      if (std::string wrapped = host_past_wrap(rule, line, prefix.message_offset); !wrapped.empty())
+        f.host = short_host(wrapped), f.host_named = true;
     f.task = prefix.task;
     std::string r = field_of(f, "rank");
     f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
@@ -467,19 +468,15 @@ class FileScanner {
   // a finding that has no machine otherwise, with the two lines joined as the terminal split them.
   // When every line of the paste is wrapped alike (srun -l's "3: ", a quote's "> ", a CI stamp), the
   // continuation carries the wrapper too and is read without it: its prefixes when they name no
-  // machine, else as many bytes as the first line's prefixes took when its own reach that far (an
-  // unwrapped continuation "node7.cluster: Resource ..." keeps its first word).
-  std::string host_past_wrap(int rule, std::string_view line) {
+  // machine, else as many bytes as the first line's prefixes took (`wrapper`, from its line start) when
+  // its own reach that far (an unwrapped continuation "node7.cluster: Resource ..." keeps its first word).
+  std::string host_past_wrap(int rule, std::string_view line, size_t wrapper) {
     size_t next = static_cast<size_t>(line.data() - buf_.data()) + line.size();  // line may start after quote markers
     if (!m_.rules().rules[rule].regex().NamedCapturingGroups().count("host") || next >= buf_.size()) return {};
     if (buf_[next] == '\r') ++next;
     if (next >= buf_.size() || buf_[next] != '\n' || next + 1 >= buf_.size()) return {};
     std::string_view continuation = line_at(buf_, next + 1);
     touch(next + 1);  // read either way: a replay must see the same next line
-    const size_t start = buf_.rfind('\n', static_cast<size_t>(line.data() - buf_.data()));
-    std::string_view first = buf_.substr(start == std::string_view::npos ? 0 : start + 1);
-    first = first.substr(0, std::min(first.size(), static_cast<size_t>(line.data() - first.data()) + line.size()));
-    const size_t wrapper = parse_line_prefix(first).message_offset;
     const LinePrefix own = parse_line_prefix(continuation);
     if (own.host.empty()) continuation.remove_prefix(std::min(continuation.size(), own.message_offset));
     else if (wrapper > 0 && own.message_offset >= wrapper) continuation.remove_prefix(wrapper);

@@ -53,6 +53,26 @@ struct Fixture {
   const Rule& rule(const Finding& f) { return rules.rules[f.rule]; }
 };
 
+// The built-in rules over application logs dated anywhere: no workload nodes or window keep a line out.
+struct BuiltinScan {
+  Fixture fx;
+  RuleSet rules = load_rules({}).value();
+  std::shared_ptr<Matcher> matcher = Matcher::build(rules).value();
+  BuiltinScan() {
+    fx.w.nodes.clear();
+    fx.w.start.reset();
+    fx.w.end.reset();
+    fx.w.window_known = false;
+  }
+  ScanResult run(const std::vector<InputFile>& files) {
+    Collection c;
+    c.sources.push_back(SourceRuntime{"s", "files", Stream::applog, TimeZone::utc(), std::nullopt});
+    c.coverage.push_back(coverage("s"));
+    c.files = files;
+    return scan(c, *matcher, fx.w, 1);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("hits carry rule / host / PCI / time and file:line") {
@@ -363,24 +383,13 @@ TEST_CASE("a pasted excerpt: findings printed without a prefix take the one mach
 }
 
 TEST_CASE("a pod's log: NCCL's prefix names the pod, and the line is the pod's node's") {
-  Fixture fx;
-  fx.w.nodes.clear();
-  fx.w.start.reset();
-  fx.w.end.reset();
-  fx.w.window_known = false;
-  RuleSet builtin = load_rules({}).value();
-  auto matcher = Matcher::build(builtin).value();
-  Collection c;
-  c.sources.push_back(SourceRuntime{"k", "kubernetes", Stream::applog, TimeZone::utc(), std::nullopt});
-  c.coverage.push_back(coverage("k"));
+  BuiltinScan b;
   const std::string line = "2025-05-06T10:00:41.118230511Z trainer-master-0:412:412 [0] transport/net_ib.cc:100 NCCL WARN "
                            "NET/IB : mlx5_0:1 Got async event : port error\n";
-  InputFile pod{fx.dir.file("pod.log", line), 0, "gpu-node02", -1, nullptr};
+  InputFile pod{b.fx.dir.file("pod.log", line), 0, "gpu-node02", -1, nullptr};
   pod.local_name = "trainer-master-0";
-  c.files.push_back(pod);
-  InputFile pasted{fx.dir.file("pasted.log", line), 0, "", -1, nullptr};  // a paste: the pod is the only name there is
-  c.files.push_back(pasted);
-  auto r = scan(c, *matcher, fx.w, 1);
+  InputFile pasted{b.fx.dir.file("pasted.log", line), 0, "", -1, nullptr};  // a paste: the pod is the only name there is
+  auto r = b.run({pod, pasted});
   REQUIRE(r.findings.size() == 2);
   std::set<std::string> hosts;
   for (const auto& f : r.findings) hosts.insert(f.host);
@@ -388,20 +397,9 @@ TEST_CASE("a pod's log: NCCL's prefix names the pod, and the line is the pod's n
 }
 
 TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next line is read") {
-  Fixture fx;
-  fx.w.nodes.clear();
-  // Ray's stamp dates the line (December 2025): no workload window to keep it out.
-  fx.w.start.reset();
-  fx.w.end.reset();
-  fx.w.window_known = false;
-  RuleSet builtin = load_rules({}).value();
-  auto matcher = Matcher::build(builtin).value();
+  BuiltinScan b;  // Ray's stamp dates the line (December 2025): no workload window to keep it out
   auto run = [&](const std::string& name, const std::string& text) {
-    Collection c;
-    c.sources.push_back(SourceRuntime{"s", "files", Stream::applog, TimeZone::utc(), std::nullopt});
-    c.coverage.push_back(coverage("s"));
-    c.files.push_back(InputFile{fx.dir.file(name, text), 0, "", -1, nullptr});
-    return scan(c, *matcher, fx.w, 1);
+    return b.run({InputFile{b.fx.dir.file(name, text), 0, "", -1, nullptr}});
   };
   const std::string head =
       "(raylet) [2025-12-07 09:57:19,206 E 393463 393463] (raylet) node_manager.cc:3277: 2 Workers (tasks / actors) "
