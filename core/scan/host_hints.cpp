@@ -322,6 +322,8 @@ std::optional<std::string_view> section_host(std::string_view line) {
   static const RE2 bracket(R"(^(?:\([^)]*\) )?\[[\w.-]+@([A-Za-z0-9][\w.-]*)(?: [^\]]*)?\][$#] ?(.*))");
   static const RE2 suse(R"(^([A-Za-z0-9][\w-]*[0-9][\w-]*):~ ?[$#] (.*))");
   static const RE2 zsh(R"(^(?:\([^)]*\) )?[\w.-]+@([A-Za-z0-9][\w.-]*) [^\s$#%]+ [$#%] (.*))");  // zsh: "user@host ~ % cmd"
+  // A prompt of the host alone, then its directory: Gentoo's root "livecd ~ # cmd", zsh's "orm [~] % cmd".
+  static const RE2 bare(R"(^([A-Za-z0-9][\w.-]*) (?:\[[~/A-Za-z][^\]\s]*\]|~[^\s$#%]*) [$#%] (\S.*))");
   static const RE2 k8s_node(R"(^Node:\s+([a-z0-9][\w.-]*)(?:/[0-9a-f.:]+)?\s*$)");
   // Each pattern needs bytes most log lines lack, in the line's first word: checked first, so the
   // regexes run on few lines (the scan asks this of every line above a finding without a host).
@@ -342,12 +344,16 @@ std::optional<std::string_view> section_host(std::string_view line) {
       if (!command.empty() && command[0] == ' ') command.remove_prefix(1);
     }
   if (auto h = remote_host(command)) return h;
+  const std::string_view after = line.substr(std::min(line.size(), word.size() + 1), 1);
+  const bool directory_next = !at && word.size() == line.find(' ') && (after == "~" || after == "[");
   const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
-                             word.find(":~") != std::string_view::npos ? &suse : nullptr};
+                             word.find(":~") != std::string_view::npos ? &suse : nullptr,
+                             directory_next ? &bare : nullptr};
   re2::StringPiece host, rest;
   re2::StringPiece in(line.data(), line.size());
   for (const RE2* re : candidates)
-    if (re && RE2::PartialMatch(in, *re, &host, &rest) && any_case_host(std::string_view(host.data(), host.size()))) {
+    if (re && RE2::PartialMatch(in, *re, &host, &rest) && any_case_host(std::string_view(host.data(), host.size())) &&
+        (re != &bare || lower_host(std::string_view(host.data(), host.size())))) {
       if (auto h = remote_host(std::string_view(rest.data(), rest.size()))) return h;
       return std::string_view(host.data(), host.size());
     }
@@ -468,7 +474,7 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
 // "sbatch ", "salloc ", " debug node/", a host or node key ("ost:", "ode:" also find "Node:"), a banner's
 // "===", "---", "###" or "***", head/tail's "==> ", scontrol's "NodeName=", a colon ending the line, an
-// Ansible or pssh status) and start with a prompt's characters are parsed: the rest are skipped by
+// Ansible or pssh status, a bare prompt's " ~ # " or "] % ") and start with a prompt's characters are parsed: the rest are skipped by
 // byte search.
 template <class Visit>
 void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
@@ -505,7 +511,7 @@ size_t FileHosts::next_section_key(size_t from, size_t limit) {
   static const LiteralSearch kOthers(std::vector<std::string>{
       ":~", "ssh ", "srun ", "sbatch ", "salloc ", " debug node/", "===", "---", "###", "***", "ost:", "ode:", "ostname:",
       "ost =", "ode =", "==> ", "NodeName=", ":\n", ":\r\n", " | FAILED", " | CHANGED", " | SUCCESS", " | UNREACHABLE",
-      " [FAILURE] ", " [SUCCESS] "});
+      " [FAILURE] ", " [SUCCESS] ", " ~ # ", " ~ % ", "] % ", "] # "});
   auto refresh = [&](size_t& next, auto&& find) {
     // Each key's next occurrence is kept: a look-back over a long stretch finds each once.
     if (next < from || next == kUnsearched) next = find();

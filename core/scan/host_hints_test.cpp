@@ -21,6 +21,13 @@ TEST_CASE("section hosts: shell prompts, ssh, a pod's node") {
   CHECK(section_host("zeyer@cn-234 ~ % nvidia-smi") == "cn-234");
   CHECK(section_host("alice@gpu-7 work $ dmesg") == "gpu-7");
   CHECK_FALSE(section_host("mail alice@example.com about it % now"));
+  // The host alone, then its directory: Gentoo's root prompt, a zsh prompt "%m [%~] %#".
+  CHECK(section_host("livecd ~ # mount /dev/sda1 /mnt/gentoo") == "livecd");
+  CHECK(section_host("orm [~] % sudo /opt/areca/x86_64/cli64 disk info drv=13") == "orm");
+  CHECK_FALSE(section_host("total [~] %"));          // no command after the sign
+  CHECK_FALSE(section_host("value ~ 5 % of the run"));  // a sentence: no sign right after the directory
+  CHECK_FALSE(section_host("Error [3] # retrying"));   // "Error" is no machine
+  CHECK_FALSE(section_host("error [3] # retrying"));   // nor is "[3]" a directory
   CHECK(section_host("$ ssh node-b7") == "node-b7");
   CHECK(section_host("\t# ssh -p 22 admin@node-b8") == "node-b8");
   CHECK(section_host("(base) [ops@dgx-03 ~]$ nvidia-smi -q") == "dgx-03");
@@ -258,6 +265,14 @@ TEST_CASE("parallel shells' per-host headers open sections in a file") {
   CHECK(h.section_at(second, nullptr) == "gpu-node-65");
   CHECK(h.section_at(fourth, nullptr) == "gpu-node-66");
   CHECK(h.section_at(sixth, nullptr) == "gpu-node-67");
+}
+
+TEST_CASE("a prompt of the host alone opens a section in a file") {
+  const std::string buf = "orm [~] % sudo cli64 disk info drv=13\nDevice State : FAILED\n"
+                          "livecd ~ # dmesg | tail\n[  12.3] md/raid1:md0: Disk failure on sdb1\n";
+  FileHosts h(buf);
+  CHECK(h.section_at(buf.find("Device State"), nullptr) == "orm");
+  CHECK(h.section_at(buf.find("[  12.3]"), nullptr) == "livecd");
 }
 
 TEST_CASE("a declared host and a prompt behind a launcher's label, a viewer's column or a quote") {
