@@ -537,15 +537,23 @@ std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, 
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return sources[a].text.size() > sources[b].text.size(); });
+  for (size_t i = 0; i < sources.size(); ++i) parsed[i].checked = compiled_in(sources[i]);
+  const auto& builtins = builtin_rulesets();
+  bool only_builtins = sources.size() == builtins.size();
+  for (size_t i = 0; only_builtins && i < sources.size(); ++i)
+    only_builtins = sources[i].name == builtins[i].name && parsed[i].checked;
   parallel_for(sources.size() + 1, std::thread::hardware_concurrency(), [&](size_t task, size_t) {
     if (task == 0) {
+      if (only_builtins) {
+        *digest = builtin_rulesets_digest();
+        return;
+      }
       Sha256 d;
       for (const auto& src : sources) d.update(src.name).update("\n").update(src.text).update("\n");
       *digest = d.hex();
       return;
     }
     const size_t i = order[task - 1];
-    parsed[i].checked = compiled_in(sources[i]);
     std::optional<std::string> lean;
     if (parsed[i].checked && !with_samples) lean = without_samples(sources[i].text);
     parsed[i].rules = parse_rules(lean ? *lean : sources[i].text, sources[i].name, &parsed[i].metrics,

@@ -120,6 +120,8 @@ struct EmbeddedRuleset {
   const char* text;
 };
 const std::vector<EmbeddedRuleset>& builtin_rulesets();
+// The digest of the rule sources when they are exactly builtin_rulesets(), computed by the build.
+const char* builtin_rulesets_digest();
 
 struct RuleSet {
   std::vector<Rule> rules;  // sorted by id

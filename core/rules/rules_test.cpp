@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "core/base/digest.hpp"
 #include "core/rules/matcher.hpp"
 #include "core/rules/rules.hpp"
 #include "tests/test_util.hpp"
@@ -125,6 +126,22 @@ TEST_CASE("a repeated reading keeps the rule's own labels where it does not set 
   CHECK(rep.family == "accelerator-gpu");
   CHECK(rep.blame == Blame::infrastructure);
   CHECK(rep.confidence == Confidence::high);
+}
+
+TEST_CASE("the build's digest of the built-in rulesets is the one a load of their texts computes") {
+  Sha256 d;
+  for (const auto& e : builtin_rulesets()) d.update(e.name).update("\n").update(e.text).update("\n");
+  CHECK(d.hex() == builtin_rulesets_digest());
+  auto set = load_rules({});
+  REQUIRE(set);
+  CHECK(set->digest == builtin_rulesets_digest());
+  // Any other set of sources is hashed: one built-in left out gives another digest.
+  auto sources = read_rule_sources({});
+  REQUIRE(sources);
+  sources->pop_back();
+  auto fewer = load_rule_sources(*sources, false);
+  REQUIRE(fewer);
+  CHECK(fewer->digest != set->digest);
 }
 
 TEST_CASE("built-in rulesets load and every sample passes") {
