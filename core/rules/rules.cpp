@@ -519,6 +519,12 @@ bool compiled_in(const RuleSource& s) {
 }
 }  // namespace
 
+std::string rule_sources_digest(const std::vector<RuleSource>& sources) {
+  Sha256 d;
+  for (const auto& src : sources) d.update(src.name).update("\n").update(src.text).update("\n");
+  return d.hex();
+}
+
 namespace {
 struct ParsedSource {
   Result<std::vector<Rule>> rules = std::vector<Rule>{};
@@ -548,9 +554,7 @@ std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, 
         *digest = builtin_rulesets_digest();
         return;
       }
-      Sha256 d;
-      for (const auto& src : sources) d.update(src.name).update("\n").update(src.text).update("\n");
-      *digest = d.hex();
+      *digest = rule_sources_digest(sources);
       return;
     }
     const size_t i = order[task - 1];

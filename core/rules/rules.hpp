@@ -120,7 +120,8 @@ struct EmbeddedRuleset {
   const char* text;
 };
 const std::vector<EmbeddedRuleset>& builtin_rulesets();
-// The digest of the rule sources when they are exactly builtin_rulesets(), computed by the build.
+// The digest of the rule sources when they are exactly builtin_rulesets(), computed by the build
+// (cmake/embed_rules.cmake hashes what rule_sources_digest does).
 const char* builtin_rulesets_digest();
 
 struct RuleSet {
@@ -147,6 +148,8 @@ struct RuleSource {
 };
 // Built-ins, then each user file or directory of *.toml, read in order.
 Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// The ruleset digest a report carries: every source's name and text, in order.
+std::string rule_sources_digest(const std::vector<RuleSource>& sources);
 // Parses and checks every sample, except those of built-in rulesets as compiled in (checked when
 // the binary was built); a later user rule replaces an earlier one with the same id. Without
 // `with_samples` (a diagnosis), the rules of those built-ins carry no samples.

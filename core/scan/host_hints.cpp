@@ -344,16 +344,22 @@ std::optional<std::string_view> section_host(std::string_view line) {
       if (!command.empty() && command[0] == ' ') command.remove_prefix(1);
     }
   if (auto h = remote_host(command)) return h;
+  // A bare prompt's host is the line's first word (no venv before it), a directory right after it.
   const std::string_view after = line.substr(std::min(line.size(), word.size() + 1), 1);
   const bool directory_next = !at && word.size() == line.find(' ') && (after == "~" || after == "[");
-  const RE2* candidates[] = {at ? &prompt : nullptr, at ? &bracket : nullptr, at ? &zsh : nullptr,
-                             word.find(":~") != std::string_view::npos ? &suse : nullptr,
-                             directory_next ? &bare : nullptr};
+  struct Candidate {
+    const RE2* re;
+    bool (*names_host)(std::string_view);  // with no user@ before it, only a lower-case name is taken for a host
+  };
+  const Candidate candidates[] = {{at ? &prompt : nullptr, any_case_host},
+                                  {at ? &bracket : nullptr, any_case_host},
+                                  {at ? &zsh : nullptr, any_case_host},
+                                  {word.find(":~") != std::string_view::npos ? &suse : nullptr, any_case_host},
+                                  {directory_next ? &bare : nullptr, lower_host}};
   re2::StringPiece host, rest;
   re2::StringPiece in(line.data(), line.size());
-  for (const RE2* re : candidates)
-    if (re && RE2::PartialMatch(in, *re, &host, &rest) && any_case_host(std::string_view(host.data(), host.size())) &&
-        (re != &bare || lower_host(std::string_view(host.data(), host.size())))) {
+  for (const auto& [re, names_host] : candidates)
+    if (re && RE2::PartialMatch(in, *re, &host, &rest) && names_host(std::string_view(host.data(), host.size()))) {
       if (auto h = remote_host(std::string_view(rest.data(), rest.size()))) return h;
       return std::string_view(host.data(), host.size());
     }
@@ -474,8 +480,8 @@ std::optional<std::string_view> opens_section(std::string_view l) {
 // Only lines that hold what every section line needs ('@' or ":~" in a prompt, "ssh ", "srun ",
 // "sbatch ", "salloc ", " debug node/", a host or node key ("ost:", "ode:" also find "Node:"), a banner's
 // "===", "---", "###" or "***", head/tail's "==> ", scontrol's "NodeName=", a colon ending the line, an
-// Ansible or pssh status, a bare prompt's " ~ # " or "] % ") and start with a prompt's characters are parsed: the rest are skipped by
-// byte search.
+// Ansible or pssh status, a bare prompt's " ~ # " or "] % ") and start with a prompt's characters are
+// parsed: the rest are skipped by byte search.
 template <class Visit>
 void FileHosts::each_section_line(size_t from, size_t limit, Visit visit) {
   for (size_t pos = from; pos < limit && pos < buf_.size();) {
