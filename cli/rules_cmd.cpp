@@ -23,6 +23,7 @@
 #include "core/rules/matcher.hpp"
 #include "core/rules/rule_catalogue.hpp"
 #include "core/rules/rule_lint.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 #include "core/pipeline/config.hpp"
 #include "core/base/toml_util.hpp"
@@ -63,7 +64,7 @@ std::vector<NamedText> rule_sources(const std::vector<std::string>& paths, bool 
                                     std::vector<std::string>* unreadable) {
   std::vector<NamedText> out;
   if (builtins)
-    for (const auto& e : builtin_rulesets()) out.push_back({e.name, e.text});
+    for (const auto& e : builtin_rulesets()) out.push_back({e.name, std::string(e.text)});
   for (const auto& path : paths)
     for (const auto& f : list_rule_files(path)) {
       auto text = read_text_file(f);

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/messages.hpp"
 #include "core/pipeline/collect.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 #include "core/pipeline/workload.hpp"
 #include "sources/transport/command.hpp"

@@ -500,7 +500,7 @@ Result<LoadedBundle> read_bundle(const std::string& dir) {
   if (reader.listed("static-workload.toml")) b.static_workload = reader.payload("static-workload.toml");
   b.workload_json = reader.payload("workload.json").value_or("");
   for (element r : array_of(index, "rules"))
-    if (auto text = reader.payload(str(r, "file"))) b.rules.push_back(RuleSource{str(r, "name"), std::move(*text), flag(r, "user")});
+    if (auto text = reader.payload(str(r, "file"))) b.rules.push_back(RuleSource::owning(str(r, "name"), std::move(*text), flag(r, "user")));
   reader.read_exchanges(index, b);
   reader.read_listings(index, b);
   return out;

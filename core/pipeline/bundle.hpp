@@ -9,6 +9,7 @@
 
 #include "core/pipeline/collect.hpp"
 #include "core/base/result.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 #include "sources/transport/command.hpp"
 #include "sources/transport/http.hpp"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/report/report.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 #include "core/scan/scan.hpp"
 #include "core/pipeline/workload.hpp"

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/rules/matcher.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 
 #include <re2/re2.h>

@@ -5,21 +5,15 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fnmatch.h>
 #include <re2/re2.h>
-#include <thread>
 
-#include "core/base/digest.hpp"
-#include "core/rules/ruleset_text.hpp"
 #include "core/base/duration.hpp"
-#include "core/base/parallel.hpp"
 #include "core/base/toml_util.hpp"
 
 namespace attribution {
-namespace fs = std::filesystem;
 
 std::string_view to_string(Role r) {
   switch (r) {
@@ -347,12 +341,6 @@ Result<Rule> parse_rule(const toml::table& t, const std::string& file, size_t in
   return rule;
 }
 
-// Errors from the shared TOML helpers are config errors; here they are about rules.
-Error as_rules_error(Error e) {
-  e.kind = ErrorKind::rules;
-  return e;
-}
-
 Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, size_t index) {
   TomlReader r(t, file, fmt::format("metric[{}]", index));
   if (auto st = r.only_keys({"id", "selector", "condition", "threshold"}); !st) return st.error();
@@ -409,6 +397,11 @@ Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& 
     out.push_back(std::move(rule.value()));
   }
   return out;
+}
+
+Error as_rules_error(Error e) {
+  e.kind = ErrorKind::rules;
+  return e;
 }
 
 bool rule_groups(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out) {
@@ -475,129 +468,6 @@ Status check_samples(const Rule& rule) {
       return fail(s, fmt::format("no_match sample {} matches", i + 1));
   }
   return Ok{};
-}
-
-std::vector<std::string> list_rule_files(const std::string& path) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return {path};
-  for (const auto& de : fs::directory_iterator(path, ec))
-    if (de.path().extension() == ".toml") files.push_back(de.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins) {
-  std::vector<RuleSource> out;
-  if (with_builtins)
-    for (const auto& e : builtin_rulesets()) out.push_back(RuleSource{e.name, e.text, false});
-  for (const auto& p : user_paths) {
-    for (const auto& f : list_rule_files(p)) {
-      auto text = read_text_file(f);
-      if (!text) return as_rules_error(text.error());
-      out.push_back(RuleSource{f, std::move(*text), true});
-    }
-  }
-  return out;
-}
-
-Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins) {
-  auto sources = read_rule_sources(user_paths, with_builtins);
-  if (!sources) return sources.error();
-  return load_rule_sources(*sources, true);
-}
-
-namespace {
-// A built-in ruleset exactly as compiled in: the build ran its samples (`attribution rules test`
-// after linking, CMakeLists.txt), so a diagnosis need not pay for them again. A replayed bundle's
-// older built-ins differ in text and are checked.
-bool compiled_in(const RuleSource& s) {
-  if (s.user) return false;
-  for (const auto& e : builtin_rulesets())
-    if (s.name == e.name) return s.text == e.text;
-  return false;
-}
-}  // namespace
-
-std::string rule_sources_digest(const std::vector<RuleSource>& sources) {
-  Sha256 d;
-  for (const auto& src : sources) d.update(src.name).update("\n").update(src.text).update("\n");
-  return d.hex();
-}
-
-namespace {
-struct ParsedSource {
-  Result<std::vector<Rule>> rules = std::vector<Rule>{};
-  std::vector<MetricSpec> metrics;
-  bool checked = false;
-};
-
-// Every source parsed, on up to as many threads as there are cores: parsing the built-in TOML is
-// most of a small diagnosis's start-up, so without `with_samples` a compiled-in ruleset is parsed
-// without its samples and comments. Results stay in source order; the largest files start first so
-// the threads end together, and the digest of all sources (one pass over every byte, in order) is
-// one more task beside them.
-std::vector<ParsedSource> parse_sources(const std::vector<RuleSource>& sources, bool with_samples, std::string* digest) {
-  std::vector<ParsedSource> parsed(sources.size());
-  std::vector<size_t> order(sources.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return sources[a].text.size() > sources[b].text.size(); });
-  for (size_t i = 0; i < sources.size(); ++i) parsed[i].checked = compiled_in(sources[i]);
-  const auto& builtins = builtin_rulesets();
-  bool only_builtins = sources.size() == builtins.size();
-  for (size_t i = 0; only_builtins && i < sources.size(); ++i)
-    only_builtins = sources[i].name == builtins[i].name && parsed[i].checked;
-  parallel_for(sources.size() + 1, std::thread::hardware_concurrency(), [&](size_t task, size_t) {
-    if (task == 0) {
-      if (only_builtins) {
-        *digest = builtin_rulesets_digest();
-        return;
-      }
-      *digest = rule_sources_digest(sources);
-      return;
-    }
-    const size_t i = order[task - 1];
-    std::optional<std::string> lean;
-    if (parsed[i].checked && !with_samples) lean = without_samples(sources[i].text);
-    parsed[i].rules = parse_rules(lean ? *lean : sources[i].text, sources[i].name, &parsed[i].metrics,
-                                  parsed[i].checked, !lean);
-  });
-  return parsed;
-}
-}  // namespace
-
-Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources, bool with_samples) {
-  std::map<std::string, Rule> by_id;
-  std::map<std::string, MetricSpec> metrics;
-  std::string digest;
-  std::vector<ParsedSource> parsed = parse_sources(sources, with_samples, &digest);
-  auto add = [&](ParsedSource& p, const std::string& name, bool user) -> Status {
-    if (!p.rules) return p.rules.error();
-    std::set<std::string> seen;
-    for (auto& r : *p.rules) {
-      if (!seen.insert(r.id).second)
-        return make_error(ErrorKind::rules, fmt::format("rule id '{}' defined twice", r.id), name, r.line, r.id);
-      if (!user && by_id.count(r.id))
-        return make_error(ErrorKind::rules, fmt::format("built-in rule id '{}' defined twice", r.id), name, r.line, r.id);
-      if (!p.checked)
-        if (auto st = check_samples(r); !st) return st.error();
-      by_id[r.id] = std::move(r);
-    }
-    for (auto& m : p.metrics) {
-      if (!user && metrics.count(m.id))
-        return make_error(ErrorKind::rules, fmt::format("metric id '{}' defined twice", m.id), name, m.line, m.id);
-      metrics[m.id] = std::move(m);
-    }
-    return Ok{};
-  };
-  for (size_t i = 0; i < sources.size(); ++i)
-    if (auto st = add(parsed[i], sources[i].name, sources[i].user); !st) return st.error();
-  RuleSet set;
-  for (auto& [id, r] : by_id) set.rules.push_back(std::move(r));
-  for (auto& [id, m] : metrics) set.metrics.push_back(std::move(m));
-  set.digest = std::move(digest);
-  return set;
 }
 
 RulePattern::RulePattern(std::shared_ptr<const RE2> compiled) : re_(std::move(compiled)) {}

@@ -115,15 +115,6 @@ struct MetricSpec {
   long line = 0;
 };
 
-struct EmbeddedRuleset {
-  const char* name;
-  const char* text;
-};
-const std::vector<EmbeddedRuleset>& builtin_rulesets();
-// The digest of the rule sources when they are exactly builtin_rulesets(), computed by the build
-// (cmake/embed_rules.cmake hashes what rule_sources_digest does).
-const char* builtin_rulesets_digest();
-
 struct RuleSet {
   std::vector<Rule> rules;  // sorted by id
   std::vector<MetricSpec> metrics;  // sorted by id
@@ -139,23 +130,8 @@ struct RuleSet {
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file,
                                       std::vector<MetricSpec>* metrics = nullptr, bool checked = false,
                                       bool samples = true);
-// A rule file, or the *.toml files of a directory in name order.
-std::vector<std::string> list_rule_files(const std::string& path);
-// One ruleset file's name and text, as loaded: what a bundle keeps so a replay uses the same rules.
-struct RuleSource {
-  std::string name, text;
-  bool user = false;  // a user file may replace a built-in rule by id
-};
-// Built-ins, then each user file or directory of *.toml, read in order.
-Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
-// The ruleset digest a report carries: every source's name and text, in order.
-std::string rule_sources_digest(const std::vector<RuleSource>& sources);
-// Parses and checks every sample, except those of built-in rulesets as compiled in (checked when
-// the binary was built); a later user rule replaces an earlier one with the same id. Without
-// `with_samples` (a diagnosis), the rules of those built-ins carry no samples.
-Result<RuleSet> load_rule_sources(const std::vector<RuleSource>& sources, bool with_samples = true);
-// read_rule_sources then load_rule_sources.
-Result<RuleSet> load_rules(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// Errors from the shared TOML helpers are config errors; about rules, they are rules errors.
+Error as_rules_error(Error e);
 // The rule's named captures on `text` (repeated names merged, the first that took part wins);
 // false unless the pattern matches and every `when` condition holds.
 bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/rules/matcher.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 #include "tests/test_util.hpp"
 
@@ -127,20 +128,6 @@ TEST_CASE("a repeated reading keeps the rule's own labels where it does not set 
   CHECK(rep.confidence == Confidence::high);
 }
 
-TEST_CASE("the build's digest of the built-in rulesets is the one a load of their texts computes") {
-  auto sources = read_rule_sources({});
-  REQUIRE(sources);
-  CHECK(rule_sources_digest(*sources) == builtin_rulesets_digest());
-  auto set = load_rules({});
-  REQUIRE(set);
-  CHECK(set->digest == builtin_rulesets_digest());
-  // Any other set of sources is hashed: one built-in left out gives another digest.
-  sources->pop_back();
-  auto fewer = load_rule_sources(*sources, false);
-  REQUIRE(fewer);
-  CHECK(fewer->digest != set->digest);
-}
-
 TEST_CASE("built-in rulesets load and every sample passes") {
   auto set = load_rules({});
   REQUIRE(set);
@@ -209,34 +196,6 @@ TEST_CASE("the prefilter + RE2::Set path agrees with running every rule on every
     // And the buffer prefilter finds the line whenever a rule matches it.
     if (!slow.empty()) CHECK((*m)->next_candidate_line(line, 0) == 0);
   }
-}
-
-TEST_CASE("built-in rulesets as compiled in load without re-running samples / changed texts are checked") {
-  // The build checks the compiled-in samples (`rules test` after linking); a bundle replayed from
-  // another version may carry different built-in texts under the same names, and those are checked.
-  std::vector<RuleSource> builtins;
-  for (const auto& e : builtin_rulesets()) builtins.push_back(RuleSource{e.name, e.text, false});
-  auto with = load_rule_sources(builtins);
-  auto lean = load_rule_sources(builtins, /*with_samples=*/false);  // a diagnosis's load
-  REQUIRE(with);
-  REQUIRE(lean);
-  CHECK(lean->digest == with->digest);  // the digest is over the texts as compiled in
-  REQUIRE(lean->rules.size() == with->rules.size());
-  CHECK(std::all_of(lean->rules.begin(), lean->rules.end(), [](const Rule& r) { return r.match.empty(); }));
-  CHECK(std::all_of(with->rules.begin(), with->rules.end(), [](const Rule& r) { return !r.match.empty(); }));
-  for (auto& s : builtins) {
-    auto at = s.text.find("match = [\n  {");
-    if (at == std::string::npos) continue;
-    s.text.insert(at + std::string("match = [\n").size(), "  { line = \"zzz no literal of this rule zzz\" },\n");
-    for (bool samples : {true, false}) {  // a changed text is checked whatever the caller needs
-      auto loaded = load_rule_sources(builtins, samples);
-      REQUIRE_FALSE(loaded);
-      CHECK(loaded.error().message.find("contains none of the literals") != std::string::npos);
-      CHECK(loaded.error().file == s.name);
-    }
-    return;
-  }
-  FAIL("no built-in ruleset has a match sample table to alter");
 }
 
 TEST_CASE("a checked ruleset's patterns compile on first use, once, from any thread") {

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include "core/pipeline/collect.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/scan/scan.hpp"
 #include "tests/test_rules.hpp"
 #include "tests/test_util.hpp"

@@ -4,6 +4,7 @@
 
 #include "core/scan/line_prefix.hpp"
 #include "core/rules/matcher.hpp"
+#include "core/rules/rule_sources.hpp"
 #include "core/scan/scan.hpp"
 #include "sources/transport/http_auth.hpp"
 #include "sources/loki/loki.hpp"
