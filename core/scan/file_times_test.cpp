@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -53,21 +54,25 @@ TEST_CASE("file times: a year-less stamp with no year from the job is a guess, a
 }
 
 namespace {
-// The nearest timed line by brute force: every line's own time, then the closest on each side.
-Micros nearest_by_brute_force(const std::string& buf, size_t q, FileTimes& t) {
-  std::optional<std::pair<size_t, Micros>> prev, next;
-  for (size_t pos = 0; pos < buf.size();) {
-    size_t eol = buf.find('\n', pos);
-    if (pos != q)
-      if (auto own = t.time_of(parse_line_prefix(line_at(buf, pos)), false)) {
-        if (pos < q) prev = std::make_pair(pos, *own);
-        else if (!next) next = std::make_pair(pos, *own);
-      }
-    if (eol == std::string::npos) break;
-    pos = eol + 1;
+// Every line's own time, read by a FileTimes of its own so the ones under test see only their calls.
+std::vector<std::optional<Micros>> own_times(const std::string& buf, const std::vector<size_t>& starts) {
+  FileTimes reference(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+  std::vector<std::optional<Micros>> own;
+  for (size_t s : starts) own.push_back(reference.time_of(parse_line_prefix(line_at(buf, s)), false));
+  return own;
+}
+
+// The nearest timed line by brute force: the closest timed line on each side, the earlier on a tie.
+Micros nearest_by_brute_force(const std::vector<size_t>& starts, const std::vector<std::optional<Micros>>& own, size_t i) {
+  std::optional<size_t> prev, next;
+  for (size_t j = 0; j < starts.size(); ++j) {
+    if (j == i || !own[j]) continue;
+    if (j < i) prev = j;
+    else if (!next) next = j;
   }
-  if (next && (!prev || next->first - q < q - prev->first)) return next->second;
-  return prev ? prev->second : kTimeUnknown;
+  const size_t q = starts[i];
+  if (next && (!prev || starts[*next] - q < q - starts[*prev])) return *own[*next];
+  return prev ? *own[*prev] : kTimeUnknown;
 }
 }  // namespace
 
@@ -101,16 +106,19 @@ TEST_CASE("file times: the look for the nearest timed line finds what reading ev
     }
     FileTimes in_order(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
     FileTimes any_order(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
-    std::vector<size_t> shuffled = starts;
+    const auto own = own_times(buf, starts);
+    std::vector<size_t> shuffled(starts.size());
+    for (size_t i = 0; i < shuffled.size(); ++i) shuffled[i] = i;
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
     for (size_t i = 0; i < starts.size(); ++i) {
       if (!in_order.time_of(parse_line_prefix(line_at(buf, starts[i])), false)) {
         INFO("round " << round << ", line " << i);
-        CHECK(in_order.inferred_time(starts[i]) == nearest_by_brute_force(buf, starts[i], in_order));
+        CHECK(in_order.inferred_time(starts[i]) == nearest_by_brute_force(starts, own, i));
       }
-      if (!any_order.time_of(parse_line_prefix(line_at(buf, shuffled[i])), false)) {
+      const size_t k = shuffled[i];
+      if (!any_order.time_of(parse_line_prefix(line_at(buf, starts[k])), false)) {
         INFO("round " << round << ", shuffled query " << i);
-        CHECK(any_order.inferred_time(shuffled[i]) == nearest_by_brute_force(buf, shuffled[i], any_order));
+        CHECK(any_order.inferred_time(starts[k]) == nearest_by_brute_force(starts, own, k));
       }
     }
   }
