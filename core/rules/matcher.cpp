@@ -53,28 +53,29 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   }
   for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
   m->first_pair_.assign((size_t{1} << 16) / 64, 0);
-  std::vector<std::vector<uint32_t>> buckets(size_t{1} << 16);
+  // Buckets laid out by counting: one pass counts each bucket's literals, one places them (no
+  // vector per bucket to allocate at every start).
+  std::vector<uint32_t> start((size_t{1} << 16) + 1, 0);
   for (auto& [lit, rule_ids] : owners) {
     uint32_t k = static_cast<uint32_t>(m->forward_literals_.size());
     if (lit.size() < 4) {
       m->short_literals_.push_back(k);
     } else {
       m->first_pair_[head2(lit.data()) >> 6] |= uint64_t{1} << (head2(lit.data()) & 63);
-      buckets[head_bucket(head4(lit.data()))].push_back(k);
+      ++start[head_bucket(head4(lit.data())) + 1];
     }
     m->forward_literals_.push_back(lit);
-    m->literal_rules_.push_back(rule_ids);
+    m->literal_rules_.push_back(std::move(rule_ids));
   }
-  m->bucket_start_.reserve(buckets.size() + 1);
-  for (const auto& b : buckets) {
-    m->bucket_start_.push_back(static_cast<uint32_t>(m->bucket_heads_.size()));
-    for (uint32_t k : b) {
-      const std::string& l = m->forward_literals_[k];
-      uint64_t mask = l.size() >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * l.size())) - 1;
-      m->bucket_heads_.push_back({head8(l.data(), l.size()), mask, k});
-    }
+  for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  m->bucket_start_ = start;
+  m->bucket_heads_.resize(start.back());
+  for (uint32_t k = 0; k < m->forward_literals_.size(); ++k) {
+    const std::string& l = m->forward_literals_[k];
+    if (l.size() < 4) continue;
+    uint64_t mask = l.size() >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * l.size())) - 1;
+    m->bucket_heads_[start[head_bucket(head4(l.data()))]++] = {head8(l.data(), l.size()), mask, k};
   }
-  m->bucket_start_.push_back(static_cast<uint32_t>(m->bucket_heads_.size()));
   return m;
 }
 
