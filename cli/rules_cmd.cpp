@@ -32,10 +32,6 @@
 namespace attribution::cli {
 namespace {
 
-struct NamedText {
-  std::string name, text;
-};
-
 // What the rules subcommands load: the built-in rulesets (unless only `path` is checked), the
 // config's [rules] paths (--config, else ./attribution.toml, else /etc/attribution/attribution.toml),
 // then each --rules file or directory.
@@ -60,16 +56,16 @@ Result<RuleSet> load_user_rules(const RulesOptions& o) {
 
 // The built-in rulesets (when `builtins`) and the rule files at `paths` (files or directories of
 // *.toml). A file that cannot be read is a problem of its own, named.
-std::vector<NamedText> rule_sources(const std::vector<std::string>& paths, bool builtins,
-                                    std::vector<std::string>* unreadable) {
-  std::vector<NamedText> out;
+std::vector<RuleSource> rule_sources(const std::vector<std::string>& paths, bool builtins,
+                                     std::vector<std::string>* unreadable) {
+  std::vector<RuleSource> out;
   if (builtins)
-    for (const auto& e : builtin_rulesets()) out.push_back({e.name, std::string(e.text)});
+    for (const auto& e : builtin_rulesets()) out.push_back(RuleSource::builtin(e));
   for (const auto& path : paths)
     for (const auto& f : list_rule_files(path)) {
       auto text = read_text_file(f);
       if (!text) unreadable->push_back(format_error(text.error()));
-      else out.push_back({f, *text});
+      else out.push_back(RuleSource::owning(f, std::move(*text), true));
     }
   return out;
 }
