@@ -54,22 +54,6 @@ Result<RuleSet> load_user_rules(const RulesOptions& o) {
   return load_rules(*paths);
 }
 
-// The built-in rulesets (when `builtins`) and the rule files at `paths` (files or directories of
-// *.toml). A file that cannot be read is a problem of its own, named.
-std::vector<RuleSource> rule_sources(const std::vector<std::string>& paths, bool builtins,
-                                     std::vector<std::string>* unreadable) {
-  std::vector<RuleSource> out;
-  if (builtins)
-    for (const auto& e : builtin_rulesets()) out.push_back(RuleSource::builtin(e));
-  for (const auto& path : paths)
-    for (const auto& f : list_rule_files(path)) {
-      auto text = read_text_file(f);
-      if (!text) unreadable->push_back(format_error(text.error()));
-      else out.push_back(RuleSource::owning(f, std::move(*text), true));
-    }
-  return out;
-}
-
 // `rules test` and `rules lint`: every rule checked on its own, one line each; lint then checks
 // across rules (core/rule_lint.hpp). Errors fail; lint's style warnings are printed, not fatal.
 int check_rules(const std::string& path, const RulesOptions& o, bool lint) {
@@ -79,15 +63,16 @@ int check_rules(const std::string& path, const RulesOptions& o, bool lint) {
     if (!user) return report_error(user.error());
     paths = *user;
   }
-  std::vector<std::string> unreadable;
-  auto sources = rule_sources(paths, path.empty(), &unreadable);
+  std::vector<Error> unreadable;  // each a problem of its own, named; the other files are still checked
+  auto sources = read_rule_sources(paths, path.empty(), &unreadable);
+  if (!sources) return report_error(sources.error());
   int failures = 0, warnings = 0, count = 0;
   int bad_files = static_cast<int>(unreadable.size());
-  for (const auto& u : unreadable) std::printf("FAIL %s", u.c_str());
+  for (const auto& u : unreadable) std::printf("FAIL %s", format_error(u).c_str());
   std::map<std::string, std::string> ids;  // id -> where first defined
   RuleSet all;
   std::set<std::string> metric_ids;
-  for (const auto& src : sources) {
+  for (const auto& src : *sources) {
     std::vector<MetricSpec> metrics;
     auto rules = parse_rules(src.text, src.name, &metrics);
     if (!rules) {  // the whole file is unusable: said as such, not counted as a rule

@@ -115,7 +115,7 @@ class Reader {
   template <class T>
   Reader& io(std::vector<T>& v) {
     long long n = number(';');
-    // Every item takes at least two bytes: a corrupt count fails instead of allocating.
+    // Every item takes at least one byte: a corrupt count fails instead of allocating.
     if (failed_ || n < 0 || static_cast<size_t>(n) > in_.size() - pos_) return fail();
     v.resize(static_cast<size_t>(n));
     for (auto& x : v)

@@ -32,15 +32,17 @@ std::vector<std::string> list_rule_files(const std::string& path) {
   return files;
 }
 
-Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins) {
+Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins,
+                                                  std::vector<Error>* unreadable) {
   std::vector<RuleSource> out;
   if (with_builtins)
     for (const auto& e : builtin_rulesets()) out.push_back(RuleSource::builtin(e));
   for (const auto& p : user_paths) {
     for (const auto& f : list_rule_files(p)) {
       auto text = read_text_file(f);
-      if (!text) return as_rules_error(text.error());
-      out.push_back(RuleSource::owning(f, std::move(*text), true));
+      if (!text && !unreadable) return as_rules_error(text.error());
+      if (!text) unreadable->push_back(as_rules_error(text.error()));
+      else out.push_back(RuleSource::owning(f, std::move(*text), true));
     }
   }
   return out;

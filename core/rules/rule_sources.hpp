@@ -35,8 +35,10 @@ struct RuleSource {
   static RuleSource owning(std::string name, std::string text, bool user);
   static RuleSource builtin(const EmbeddedRuleset& e);
 };
-// Built-ins, then each user file or directory of *.toml, read in order.
-Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true);
+// Built-ins, then each user file or directory of *.toml, read in order. A file that cannot be read
+// is the error, or, given `unreadable`, is added there and the rest are read.
+Result<std::vector<RuleSource>> read_rule_sources(const std::vector<std::string>& user_paths, bool with_builtins = true,
+                                                  std::vector<Error>* unreadable = nullptr);
 // The ruleset digest a report carries: every source's name and text, in order.
 std::string rule_sources_digest(const std::vector<RuleSource>& sources);
 // Parses and checks every sample, except those of built-in rulesets as compiled in (checked when
