@@ -78,6 +78,7 @@ title = "NCCL init"
 literals = ["Init COMPLETE"]
 pattern = 'comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks \d+ cudaDev (?P<gpu>\d+) (?:nvmlDev \d+ )?busId (?P<busid>[0-9a-f]+)'
 role = "context"
+category = "nccl_init_complete"
 match = [{ line = "h:1:2 [3] NCCL INFO comm 0x5 rank 11 nranks 16 cudaDev 3 nvmlDev 3 busId 5d000 commId 0x1 - Init COMPLETE" }]
 
 [[rule]]
@@ -112,6 +113,7 @@ title = "NCCL setting"
 literals = [" set to "]
 pattern = '(?P<setting>NCCL_[A-Z_]+) set to (?P<value>\S+)'
 role = "context"
+category = "nccl_setup"
 match = [{ line = "NCCL_SOCKET_IFNAME set to eth0" }]
 
 [[rule]]

@@ -82,4 +82,34 @@ std::optional<Localisation> host_mismatch(const Timeline& t, const RuleSet& rule
   return l;
 }
 
+std::optional<Localisation> init_incomplete(const Timeline& t, const RuleSet& rules) {
+  std::vector<size_t> setup;
+  std::set<std::string> hosts;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    const Rule& r = rules.rules[f.rule];
+    // A communicator that finished init, a rank that timed out in a collective or a step report:
+    // the job got past init, and whatever stopped it is not read here.
+    if (r.category == "nccl_init_complete" || !f.series_head.empty()) return std::nullopt;
+    if (r.role == Role::symptom && r.signal == Signal::timeout) return std::nullopt;
+    if (r.category != "nccl_setup") continue;
+    setup.push_back(i);
+    hosts.insert(f.host.empty() ? std::string("an unnamed host") : f.host);
+  }
+  if (setup.empty()) return std::nullopt;
+  Localisation l = localisation("init-incomplete", "nccl_init_incomplete", "configuration", Blame::unknown);
+  l.title = fmt::format("NCCL began setting up on {} and no communicator finished its init (no 'Init COMPLETE' line)",
+                        hosts.size() == 1 ? *hosts.begin() : fmt::format("{} hosts", hosts.size()));
+  l.detail = "the job stopped or hung while NCCL was setting up its transports, before any collective ran: most often "
+             "the environment NCCL runs in (an interface the peers cannot reach, NCCL_SOCKET_IFNAME, a firewall or "
+             "closed ports between nodes, a network plugin or RDMA device missing from the container, PCIe P2P with "
+             "IOMMU/ACS on) rather than a failing device; a log cut short after init reads the same";
+  l.action = "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,BOOTSTRAP and compare the last line each rank prints: "
+             "check that every node reaches the others over the interface and ports NCCL picked, that the network plugin "
+             "and RDMA devices exist in every container, and run nccl-tests between two nodes (and with NCCL_P2P_DISABLE=1 "
+             "on one node) to tell the network from the PCIe path.";
+  for (size_t i = 0; i < setup.size() && l.findings.size() < 5; ++i) l.findings.push_back(setup[i]);
+  return l;
+}
+
 }  // namespace attribution

@@ -13,4 +13,10 @@ namespace attribution {
 // Hosts whose settings differ from the majority of at least three hosts (at most a third of them).
 std::optional<Localisation> host_mismatch(const Timeline& t, const RuleSet& rules);
 
+// NCCL printed its set-up (rules of category `nccl_setup`: interfaces, plugin, environment) and no
+// communicator reached "Init COMPLETE" (category `nccl_init_complete`), while no rank timed out in a
+// collective or reported a step: the job stopped or hung inside NCCL's init, which is most often
+// the environment it runs in. Configuration, low confidence.
+std::optional<Localisation> init_incomplete(const Timeline& t, const RuleSet& rules);
+
 }  // namespace attribution

@@ -44,3 +44,39 @@ TEST_CASE("hosts: two nodes that differ, or no majority, name nobody") {
   auto t4 = split.timeline();
   CHECK_FALSE(host_mismatch(t4, split.rules));
 }
+
+TEST_CASE("hosts: NCCL set-up lines and no communicator that finished init read as a stop inside NCCL's init") {
+  Builder b;
+  setting(b, "node1", "NCCL_SOCKET_IFNAME", "eth0");
+  setting(b, "node2", "NCCL_SOCKET_IFNAME", "eth0");
+  auto t = b.timeline();
+  auto l = init_incomplete(t, b.rules);
+  REQUIRE(l);
+  CHECK(l->kind == "init-incomplete");
+  CHECK(l->family == "configuration");
+  CHECK(l->blame == Blame::unknown);
+  CHECK(l->confidence == Confidence::low);
+  CHECK(l->host.empty());  // nothing says which node stalled
+  CHECK(l->title == "NCCL began setting up on 2 hosts and no communicator finished its init (no 'Init COMPLETE' line)");
+  CHECK(l->findings.size() == 2);
+}
+
+TEST_CASE("hosts: a communicator that finished init, a step report or no set-up line at all is not a stop in init") {
+  Builder done;
+  setting(done, "node1", "NCCL_SOCKET_IFNAME", "eth0");
+  done.add("t.init", "node1", kT0 + kMin, 3);
+  auto t1 = done.timeline();
+  CHECK_FALSE(init_incomplete(t1, done.rules));
+
+  Builder stepped;
+  setting(stepped, "node1", "NCCL_SOCKET_IFNAME", "eth0");
+  Finding& step = stepped.add("t.progress", "node1", kT0 + kMin, 0);
+  step.series_head = {812.0f};
+  auto t2 = stepped.timeline();
+  CHECK_FALSE(init_incomplete(t2, stepped.rules));
+
+  Builder none;
+  none.add("t.progress", "node1", kT0, 0);
+  auto t3 = none.timeline();
+  CHECK_FALSE(init_incomplete(t3, none.rules));
+}

@@ -410,6 +410,7 @@ std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, co
   if (auto l = converging_peer(t, w)) return l;
   if (auto l = waited_without_fault(t, rules)) return l;
   if (auto l = library_error_without_fault(t, rules)) return l;
+  if (auto l = init_incomplete(t, rules)) return l;
   if (auto l = first_failure(t, rules)) return l;
   return throughput_drop(t);  // nothing failed that a line says: a job that only got slower
 }
