@@ -119,6 +119,31 @@ TEST_CASE("literal search with many short literals tests every position") {
   check_all_offsets(lits, buf);
 }
 
+TEST_CASE("literal search with many short literals: the section keys of pasted prompts on log-like text") {
+  // The host hints' keys (host_hints.cpp): 18 short literals, two of two bytes, a line end among them.
+  std::vector<std::string> lits = {":~", "ssh ", "srun ", "sbatch ", "salloc ", " debug node/", "===", "---", "###",
+                                   "***", "ost:", "ode:", "ostname:", "ost =", "ode =", "==> ", "NodeName=", ":\n",
+                                   ":\r\n", " | FAILED", " | CHANGED", " [FAILURE] ", " ~ # ", " ~ % ", "] % ", "] # "};
+  CHECK_FALSE(LiteralSearch::strided_for(lits));
+  std::mt19937 rng(7);
+  const std::vector<std::string> pieces = {"[rank3]: ", "node07:1234:5678 [3] NCCL INFO ", "iteration 10/100 | ", "Host: ",
+                                           "ost", "ode", "=", "==", "-", "--", ":", "~", "#", "%", "] ", " ~ ",
+                                           "\n", "\r\n", "ssh", "srun", " | ", "NodeName", "user@gpu-01:~$ "};
+  for (int round = 0; round < 40; ++round) {
+    std::string buf;
+    for (int k = std::uniform_int_distribution<int>(0, 60)(rng); k > 0; --k)
+      buf += pieces[std::uniform_int_distribution<size_t>(0, pieces.size() - 1)(rng)];
+    check_all_offsets(lits, buf);
+  }
+}
+
+TEST_CASE("literal search with many short literals, one of them a pair's repeat at another offset") {
+  // Literals whose rarest pair is not at their start: a later-found pair may start an earlier match.
+  std::vector<std::string> lits = {"xxqz", "qz", "aqzb", "zzzzzzzzqz"};
+  for (int i = 0; i < 16; ++i) lits.push_back("k" + std::to_string(10 + i));
+  check_all_offsets(lits, "zzzzzzzzqz aqzb xxqz " + std::string(70, 'z') + "qz");
+}
+
 TEST_CASE("the strided scan takes at most 16 distinct short literals, none of one byte") {
   std::vector<std::string> lits = {"a literal long enough"};
   for (int i = 0; i < 16; ++i) lits.push_back("s" + std::to_string(100 + i));  // 4 bytes each
