@@ -98,12 +98,16 @@ std::optional<Localisation> init_incomplete(const Timeline& t, const RuleSet& ru
   }
   if (setup.empty()) return std::nullopt;
   Localisation l = localisation("init-incomplete", "nccl_init_incomplete", "configuration", Blame::unknown);
+  // One machine's set-up lines and no other's: the stall was seen there (a one-node job, or the one
+  // node whose log there is). Several: nothing says which one stalled.
+  if (hosts.size() == 1 && !t.findings[setup.front()].host.empty()) l.host = *hosts.begin();
   l.title = fmt::format("NCCL began setting up on {} and no communicator finished its init (no 'Init COMPLETE' line)",
                         hosts.size() == 1 ? *hosts.begin() : fmt::format("{} hosts", hosts.size()));
   l.detail = "the job stopped or hung while NCCL was setting up its transports, before any collective ran: most often "
              "the environment NCCL runs in (an interface the peers cannot reach, NCCL_SOCKET_IFNAME, a firewall or "
              "closed ports between nodes, a network plugin or RDMA device missing from the container, PCIe P2P with "
              "IOMMU/ACS on) rather than a failing device; a log cut short after init reads the same";
+  if (!l.host.empty()) l.detail += fmt::format("; only {} printed NCCL set-up lines here", l.host);
   l.action = "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,BOOTSTRAP and compare the last line each rank prints: "
              "check that every node reaches the others over the interface and ports NCCL picked, that the network plugin "
              "and RDMA devices exist in every container, and run nccl-tests between two nodes (and with NCCL_P2P_DISABLE=1 "

@@ -80,3 +80,21 @@ TEST_CASE("hosts: a communicator that finished init, a step report or no set-up 
   auto t3 = none.timeline();
   CHECK_FALSE(init_incomplete(t3, none.rules));
 }
+
+TEST_CASE("hosts: a stop inside NCCL's init names the one machine whose set-up lines there are, never one of several") {
+  Builder one;
+  setting(one, "node3", "NCCL_SOCKET_IFNAME", "eth0");
+  setting(one, "node3", "NCCL_IB_HCA", "mlx5_0");
+  auto t1 = one.timeline();
+  auto l1 = init_incomplete(t1, one.rules);
+  REQUIRE(l1);
+  CHECK(l1->host == "node3");
+  CHECK(l1->title == "NCCL began setting up on node3 and no communicator finished its init (no 'Init COMPLETE' line)");
+
+  Builder unnamed;
+  setting(unnamed, "", "NCCL_SOCKET_IFNAME", "eth0");
+  auto t2 = unnamed.timeline();
+  auto l2 = init_incomplete(t2, unnamed.rules);
+  REQUIRE(l2);
+  CHECK(l2->host.empty());
+}
