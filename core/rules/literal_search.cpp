@@ -150,7 +150,7 @@ LiteralSearch::LiteralSearch(const std::vector<std::string>& literals, std::stri
     for (size_t t = 0; t < span; ++t) add_window(i, best + t);
   }
   choose_pairs(short_ones, sample);
-  if (!strided_) build_fingerprints(window_score);
+  build_fingerprints(window_score);
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry& a, const Entry& b) { return hash(a.window) < hash(b.window); });
   start_.assign((size_t{1} << kBits) + 1, 0);
@@ -263,10 +263,10 @@ size_t LiteralSearch::find(std::string_view buf, size_t from) const {
   if (from > buf.size()) return std::string_view::npos;
   if (has_empty_) return from;
   if (lits_.empty()) return std::string_view::npos;
-  if (strided_) return find_strided(buf, from);
 #if defined(ATTRIBUTION_AVX2)
   if (fingerprinted_ && avx2_allowed.load(std::memory_order_relaxed) && cpu_has_avx2()) return find_fingerprinted(buf, from);
 #endif
+  if (strided_) return find_strided(buf, from);
   return width_ == 4 ? find_every<true>(buf, from) : find_every<false>(buf, from);
 }
 

@@ -503,8 +503,11 @@ std::string_view FileHosts::section_at(size_t line_start, size_t* where) {
     scanned_ = line_start > kSectionLookBack ? buf_.find('\n', line_start - kSectionLookBack) + 1 : 0;
   }
   each_section_line(scanned_, line_start, [&](std::string_view h, size_t pos) { section_ = h, section_pos_ = pos; });
-  // The line itself may be the prompt ("root@node1:~# dmesg | grep Xid" names the node it ran on).
-  if (auto h = section_of(line_at(buf_, line_start))) section_ = *h, section_pos_ = line_start;
+  // The line itself may be the prompt ("root@node1:~# dmesg | grep Xid" names the node it ran on):
+  // only when it holds a key, as every section line does (the keys' search goes on from here anyway).
+  std::string_view line = line_at(buf_, line_start);
+  if (next_section_key(line_start, line_start + line.size()) != std::string_view::npos)
+    if (auto h = section_of(line)) section_ = *h, section_pos_ = line_start;
   scanned_ = std::max(scanned_, line_start);
   if (where) *where = section_pos_;
   return section_;
