@@ -84,7 +84,7 @@ std::optional<Localisation> host_mismatch(const Timeline& t, const RuleSet& rule
 
 std::optional<Localisation> init_incomplete(const Timeline& t, const RuleSet& rules) {
   std::vector<size_t> setup;
-  std::set<std::string> hosts;
+  std::set<std::string> hosts;  // "" for set-up lines that name no machine
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
     const Rule& r = rules.rules[f.rule];
@@ -94,15 +94,15 @@ std::optional<Localisation> init_incomplete(const Timeline& t, const RuleSet& ru
     if (r.role == Role::symptom && r.signal == Signal::timeout) return std::nullopt;
     if (r.category != "nccl_setup") continue;
     setup.push_back(i);
-    hosts.insert(f.host.empty() ? std::string("an unnamed host") : f.host);
+    hosts.insert(f.host);
   }
   if (setup.empty()) return std::nullopt;
   Localisation l = localisation("init-incomplete", "nccl_init_incomplete", "configuration", Blame::unknown);
   // One machine's set-up lines and no other's: the stall was seen there (a one-node job, or the one
   // node whose log there is). Several: nothing says which one stalled.
-  if (hosts.size() == 1 && !t.findings[setup.front()].host.empty()) l.host = *hosts.begin();
-  l.title = fmt::format("NCCL began setting up on {} and no communicator finished its init (no 'Init COMPLETE' line)",
-                        hosts.size() == 1 ? *hosts.begin() : fmt::format("{} hosts", hosts.size()));
+  if (hosts.size() == 1) l.host = *hosts.begin();
+  std::string where = hosts.size() > 1 ? fmt::format("{} hosts", hosts.size()) : l.host.empty() ? "an unnamed host" : l.host;
+  l.title = fmt::format("NCCL began setting up on {} and no communicator finished its init (no 'Init COMPLETE' line)", where);
   l.detail = "the job stopped or hung while NCCL was setting up its transports, before any collective ran: most often "
              "the environment NCCL runs in (an interface the peers cannot reach, NCCL_SOCKET_IFNAME, a firewall or "
              "closed ports between nodes, a network plugin or RDMA device missing from the container, PCIe P2P with "

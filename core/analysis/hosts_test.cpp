@@ -15,6 +15,12 @@ Finding& setting(Builder& b, const char* host, const char* name, const char* val
   return f;
 }
 
+// The stop-in-init reading of what `b` holds.
+std::optional<Localisation> stall_in(Builder& b) {
+  auto t = b.timeline();
+  return init_incomplete(t, b.rules);
+}
+
 }  // namespace
 
 TEST_CASE("hosts: the node whose NCCL setting differs from the others is named, every setting read") {
@@ -49,8 +55,7 @@ TEST_CASE("hosts: NCCL set-up lines and no communicator that finished init read 
   Builder b;
   setting(b, "node1", "NCCL_SOCKET_IFNAME", "eth0");
   setting(b, "node2", "NCCL_SOCKET_IFNAME", "eth0");
-  auto t = b.timeline();
-  auto l = init_incomplete(t, b.rules);
+  auto l = stall_in(b);
   REQUIRE(l);
   CHECK(l->kind == "init-incomplete");
   CHECK(l->family == "configuration");
@@ -65,36 +70,38 @@ TEST_CASE("hosts: a communicator that finished init, a step report or no set-up 
   Builder done;
   setting(done, "node1", "NCCL_SOCKET_IFNAME", "eth0");
   done.add("t.init", "node1", kT0 + kMin, 3);
-  auto t1 = done.timeline();
-  CHECK_FALSE(init_incomplete(t1, done.rules));
+  CHECK_FALSE(stall_in(done));
 
   Builder stepped;
   setting(stepped, "node1", "NCCL_SOCKET_IFNAME", "eth0");
-  Finding& step = stepped.add("t.progress", "node1", kT0 + kMin, 0);
-  step.series_head = {812.0f};
-  auto t2 = stepped.timeline();
-  CHECK_FALSE(init_incomplete(t2, stepped.rules));
+  stepped.add("t.progress", "node1", kT0 + kMin, 0).series_head = {812.0f};
+  CHECK_FALSE(stall_in(stepped));
 
   Builder none;
   none.add("t.progress", "node1", kT0, 0);
-  auto t3 = none.timeline();
-  CHECK_FALSE(init_incomplete(t3, none.rules));
+  CHECK_FALSE(stall_in(none));
 }
 
 TEST_CASE("hosts: a stop inside NCCL's init names the one machine whose set-up lines there are, never one of several") {
   Builder one;
   setting(one, "node3", "NCCL_SOCKET_IFNAME", "eth0");
   setting(one, "node3", "NCCL_IB_HCA", "mlx5_0");
-  auto t1 = one.timeline();
-  auto l1 = init_incomplete(t1, one.rules);
+  auto l1 = stall_in(one);
   REQUIRE(l1);
   CHECK(l1->host == "node3");
   CHECK(l1->title == "NCCL began setting up on node3 and no communicator finished its init (no 'Init COMPLETE' line)");
 
   Builder unnamed;
   setting(unnamed, "", "NCCL_SOCKET_IFNAME", "eth0");
-  auto t2 = unnamed.timeline();
-  auto l2 = init_incomplete(t2, unnamed.rules);
+  auto l2 = stall_in(unnamed);
   REQUIRE(l2);
   CHECK(l2->host.empty());
+  CHECK(l2->title == "NCCL began setting up on an unnamed host and no communicator finished its init (no 'Init COMPLETE' line)");
+
+  Builder mixed;  // a named machine and lines that name none: two, so neither is named
+  setting(mixed, "node3", "NCCL_SOCKET_IFNAME", "eth0");
+  setting(mixed, "", "NCCL_IB_HCA", "mlx5_0");
+  auto l3 = stall_in(mixed);
+  REQUIRE(l3);
+  CHECK(l3->host.empty());
 }

@@ -220,6 +220,15 @@ void LiteralSearch::choose_pairs(const std::vector<uint32_t>& short_ones, std::s
   }
 }
 
+bool LiteralSearch::bucketed_for(const std::vector<std::string>& literals) {
+  std::set<std::string_view> distinct;
+  for (const auto& l : literals) {
+    if (l.size() == 1) return false;  // a single byte has no fingerprint
+    if (!l.empty()) distinct.insert(l);
+  }
+  return distinct.size() <= kMaxBucketed;
+}
+
 bool LiteralSearch::strided_for(const std::vector<std::string>& literals) {
   std::set<std::string_view> short_ones;
   for (const auto& l : literals) {
@@ -276,11 +285,10 @@ size_t LiteralSearch::find(std::string_view buf, size_t from) const {
 // through.
 void LiteralSearch::build_fingerprints(const WindowScore& score) {
 #if defined(ATTRIBUTION_AVX2)
-  if (lits_.size() > kMaxFingerprinted || lits_.empty()) return;
+  if (lits_.empty() || !bucketed_for(lits_)) return;
   std::vector<std::tuple<bool, std::string, uint32_t, uint32_t>> prints;  // (three bytes?, print, literal, offset)
   for (uint32_t i = 0; i < lits_.size(); ++i) {
     std::string_view l = lits_[i];
-    if (l.size() < 2) return;  // a single byte has no fingerprint: every position is tested
     const size_t width = std::min<size_t>(l.size(), kPrint);
     uint32_t best = 0;
     int64_t best_score = INT64_MAX;
@@ -312,7 +320,7 @@ void LiteralSearch::build_fingerprints(const WindowScore& score) {
     Fingerprinted f{literal, offset, {}, static_cast<uint32_t>(print.size())};
     std::memcpy(f.print, print.data(), print.size());
     bucket_[bucket].push_back(f);
-    max_offset_ = std::max<size_t>(max_offset_, offset);
+    print_max_offset_ = std::max<size_t>(print_max_offset_, offset);
   }
   fingerprinted_ = true;
 #else
@@ -448,7 +456,7 @@ __attribute__((target("avx2"))) size_t LiteralSearch::find_fingerprinted(std::st
         size_t at = static_cast<size_t>(__builtin_ctz(hits));
         check_fingerprint(p, n, from, q + at, bits[at], &best);
       }
-      if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
+      if (best != std::string_view::npos) limit = std::min(limit, best + print_max_offset_);
     }
     q += 32;
   }
@@ -462,7 +470,7 @@ __attribute__((target("avx2"))) size_t LiteralSearch::find_fingerprinted(std::st
     }
     if (buckets) {
       check_fingerprint(p, n, from, q, buckets, &best);
-      if (best != std::string_view::npos) limit = std::min(limit, best + max_offset_);
+      if (best != std::string_view::npos) limit = std::min(limit, best + print_max_offset_);
     }
   }
   return best;

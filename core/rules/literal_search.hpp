@@ -22,20 +22,18 @@ namespace attribution {
 // literals with that window.
 // The few shorter literals are found by a 16-byte SSE2 compare of one byte pair of each (two bytes
 // of the literal, not always adjacent: short literals that share a pair share its compare, such as
-// the '[' and ']' of kernel module tags " [nfs]", " [osc]"). With many short literals (more than
-// kMaxShortLiterals, or one of a single byte) the pair compares would cost more than they save: there,
-// where the CPU has AVX2 and there are at most kMaxFingerprinted literals of two bytes or more, each
-// literal's rarest three bytes (two for a literal of two) sort it into one of 8 buckets, and 32
-// positions at a time are tested against every bucket at once by six nibble-table lookups (the
-// "Teddy" scheme of Hyperscan);
-// otherwise every position is tested with one window per literal.
+// the '[' and ']' of kernel module tags " [nfs]", " [osc]"). With more short literals (or one of a
+// single byte) every position is tested with one window per literal.
+// A small set (bucketed_for: at most kMaxBucketed literals, none of a single byte), where the CPU has
+// AVX2, takes a bucket scan instead, whatever its literals' lengths: each literal's rarest three bytes
+// (two for a literal of two) sort it into one of 8 buckets, and 32 positions at a time are tested
+// against every bucket by six nibble-table lookups (the "Teddy" scheme of Hyperscan). The other
+// structures stay built for a CPU without AVX2.
 class LiteralSearch {
  public:
   // `sample`: some of the text to be searched, to choose rare windows; any sample (or none) gives
   // the same answers.
   explicit LiteralSearch(const std::vector<std::string>& literals, std::string_view sample = {});
-  // How rare a window of a literal is (lower: rarer), from the sample or the bytes alone.
-  using WindowScore = std::function<int64_t(std::string_view)>;
 
   // Start of the leftmost occurrence of any literal that begins at or after `from` (and ends
   // within `buf`), or npos.
@@ -55,7 +53,9 @@ class LiteralSearch {
   static bool avx2_available();  // this build and CPU have the AVX2 loop
   // The most literals the AVX2 bucket scan takes (8 buckets; more per bucket lets more positions
   // through to verification).
-  static constexpr size_t kMaxFingerprinted = 64;
+  static constexpr size_t kMaxBucketed = 64;
+  // Whether these literals (repeats and empty ones aside) take the bucket scan where the CPU has AVX2.
+  static bool bucketed_for(const std::vector<std::string>& literals);
 
  private:
   struct Entry {
@@ -95,6 +95,8 @@ class LiteralSearch {
   size_t avx2_blocks(const char* p, size_t n, size_t from, size_t i, size_t* best, size_t* limit) const;
   template <bool kFullWidth>
   size_t find_every(std::string_view buf, size_t from) const;
+  // How rare a window of a literal is (lower: rarer), from the sample or the bytes alone.
+  using WindowScore = std::function<int64_t(std::string_view)>;
   // The bucket scan (AVX2): fingerprint tables and each bucket's literals, with the offset of the
   // bytes they are found by.
   void build_fingerprints(const WindowScore& score);
@@ -111,6 +113,7 @@ class LiteralSearch {
   static constexpr int kPrint = 3;
   uint8_t nibble_[2 * kPrint][16] = {};
   std::vector<Fingerprinted> bucket_[8];
+  size_t print_max_offset_ = 0;  // the bucket scan's max_offset_: a fingerprint sits this far into its literal
 
   static constexpr int kBits = 15;
   static constexpr size_t kStride = 4;

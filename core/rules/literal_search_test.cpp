@@ -110,7 +110,7 @@ TEST_CASE("literal search agrees with find on random buffers") {
   }
 }
 
-TEST_CASE("literal search with many short literals tests every position") {
+TEST_CASE("literal search with many short literals: the bucket scan (AVX2) and every position tested agree") {
   std::vector<std::string> lits = {"SXid", "async", "abcd", "bcde", "cdefg", "defgh", "efghi", "fghij", "ghijk",
                                    "hijkl", "a longer literal"};
   std::string buf(100, '.');
@@ -125,6 +125,7 @@ TEST_CASE("literal search with many short literals: the section keys of pasted p
                                    "***", "ost:", "ode:", "ostname:", "ost =", "ode =", "==> ", "NodeName=", ":\n",
                                    ":\r\n", " | FAILED", " | CHANGED", " [FAILURE] ", " ~ # ", " ~ % ", "] % ", "] # "};
   CHECK_FALSE(LiteralSearch::strided_for(lits));
+  CHECK(LiteralSearch::bucketed_for(lits));  // with AVX2, the bucket scan is what check_all_offsets tests
   std::mt19937 rng(7);
   const std::vector<std::string> pieces = {"[rank3]: ", "node07:1234:5678 [3] NCCL INFO ", "iteration 10/100 | ", "Host: ",
                                            "ost", "ode", "=", "==", "-", "--", ":", "~", "#", "%", "] ", " ~ ",
@@ -142,6 +143,17 @@ TEST_CASE("literal search with many short literals, one of them a pair's repeat 
   std::vector<std::string> lits = {"xxqz", "qz", "aqzb", "zzzzzzzzqz"};
   for (int i = 0; i < 16; ++i) lits.push_back("k" + std::to_string(10 + i));
   check_all_offsets(lits, "zzzzzzzzqz aqzb xxqz " + std::string(70, 'z') + "qz");
+}
+
+TEST_CASE("the bucket scan takes at most 64 distinct literals, none of one byte") {
+  std::vector<std::string> lits;
+  for (int i = 0; i < 64; ++i) lits.push_back("k" + std::to_string(100 + i));
+  lits.push_back(lits.back());  // a repeat counts once
+  lits.push_back("");           // an empty literal is not a fingerprint
+  CHECK(LiteralSearch::bucketed_for(lits));
+  lits.push_back("k999");
+  CHECK_FALSE(LiteralSearch::bucketed_for(lits));
+  CHECK_FALSE(LiteralSearch::bucketed_for({"ab", "c"}));
 }
 
 TEST_CASE("the strided scan takes at most 16 distinct short literals, none of one byte") {
