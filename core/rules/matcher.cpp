@@ -176,7 +176,7 @@ bool Matcher::matches(int idx, std::string_view text, std::vector<int>* hits,
     hits->push_back(idx), groups->push_back(std::move(g));
     return true;
   }
-  if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), r.regex())) return false;
+  if (!r.re->search(text, nullptr, 0)) return false;
   hits->push_back(idx);
   return true;
 }

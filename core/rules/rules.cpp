@@ -409,8 +409,7 @@ bool rule_groups(const Rule& rule, std::string_view text, std::map<std::string, 
   int n = re.NumberOfCapturingGroups();
   thread_local std::vector<re2::StringPiece> groups;  // reused: one per candidate line otherwise
   groups.assign(n + 1, re2::StringPiece());
-  if (!re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), RE2::UNANCHORED, groups.data(), n + 1))
-    return false;
+  if (!rule.re->search(text, groups.data(), n + 1)) return false;
   // One name may stand in several alternatives (RE2 allows it): the leftmost group that took part gives the value.
   for (const auto& [i, name] : re.CapturingGroupNames())
     if (groups[i].data()) out->try_emplace(name, groups[i].data(), groups[i].size());
@@ -478,8 +477,38 @@ const RE2& RulePattern::get() const {
   // A pattern given compiled sets re_ before the object is shared; call_once orders the rest.
   std::call_once(once_, [this] {
     if (!re_) re_ = std::make_shared<RE2>(pattern_, pattern_options());
+    // Every anchored match s has min <= s <= max, so every match starts with their common prefix.
+    constexpr int kLeadMax = 64;
+    std::string min, max;
+    if (re_->ok() && re_->PossibleMatchRange(&min, &max, kLeadMax)) {
+      size_t n = 0;
+      while (n < min.size() && n < max.size() && min[n] == max[n]) ++n;
+      lead_ = min.substr(0, n);
+    }
   });
   return *re_;
+}
+
+std::string_view RulePattern::lead() const {
+  get();
+  return lead_;
+}
+
+bool RulePattern::search(std::string_view text, re2::StringPiece* groups, int n) const {
+  const RE2& re = get();
+  const re2::StringPiece t(text.data(), text.size());
+  if (lead_.empty()) return re.Match(t, 0, t.size(), RE2::UNANCHORED, groups, n);
+  // The unanchored match starts at the leftmost place where the pattern matches, which is one of
+  // the lead's places; anchored there, RE2 gives it the same submatches. A line that holds the lead
+  // many times is searched by RE2 from the place reached: tries that each read the rest of a long
+  // line would cost its length squared.
+  constexpr int kTries = 8;
+  int tries = 0;
+  for (size_t at = text.find(lead_); at != std::string_view::npos; at = text.find(lead_, at + 1)) {
+    if (++tries > kTries) return re.Match(t, at, t.size(), RE2::UNANCHORED, groups, n);
+    if (re.Match(t, at, t.size(), RE2::ANCHOR_START, groups, n)) return true;
+  }
+  return false;
 }
 
 const RE2& Rule::regex() const { return re->get(); }

@@ -218,3 +218,70 @@ TEST_CASE("a checked ruleset's patterns compile on first use, once, from any thr
   bad.replace(bad.find("(?P<pci>"), 8, "(?P<pci");
   CHECK_FALSE(parse_rules(bad, "t.toml"));
 }
+
+namespace {
+// RE2's own unanchored match, every group: what RulePattern::search must agree with.
+bool unanchored(const re2::RE2& re, std::string_view text, std::vector<re2::StringPiece>* g) {
+  g->assign(re.NumberOfCapturingGroups() + 1, re2::StringPiece());
+  return re.Match(re2::StringPiece(text.data(), text.size()), 0, text.size(), re2::RE2::UNANCHORED, g->data(),
+                  static_cast<int>(g->size()));
+}
+}  // namespace
+
+TEST_CASE("a pattern's lead is what every match starts with, and a search from it agrees with RE2's own") {
+  auto lead_of = [](const char* pattern) {
+    RulePattern p{std::string(pattern)};
+    return std::string(p.lead());
+  };
+  CHECK(lead_of(R"(NCCL INFO cudaDriverVersion (?P<value>\d+))") == "NCCL INFO cudaDriverVersion ");
+  CHECK(lead_of(R"(global_step=\d+, Running)") == "global_step=");
+  CHECK(lead_of("abc|abd") == "ab");
+  CHECK(lead_of("a|b").empty());
+  CHECK(lead_of("(?i)xid").empty());
+  CHECK(lead_of(R"(\d+ bytes)").empty());
+  CHECK(lead_of("(?:Xid|XID) 79") == "X");
+
+  // Every built-in rule on every sample line of every rule (its own and the others'), and on each
+  // line with the lead repeated before it (a place where the pattern does not match first), with
+  // its text cut short, and with a word boundary's neighbour changed: same yes/no, same groups.
+  auto set = load_rules({});
+  REQUIRE(set);
+  std::vector<std::string> lines;
+  for (const auto& r : set->rules) {
+    for (const auto& s : r.match) lines.push_back(s.line);
+    for (const auto& s : r.no_match) lines.push_back(s.line);
+  }
+  size_t led = 0, compared = 0;
+  std::vector<re2::StringPiece> want, got;
+  for (const auto& r : set->rules) {
+    const re2::RE2& re = r.regex();
+    std::string_view lead = r.re->lead();
+    led += !lead.empty();
+    std::vector<std::string> texts;
+    for (const auto& s : r.match) {
+      texts.push_back(s.line);
+      texts.push_back(std::string(lead) + " x " + s.line);
+      texts.push_back("x" + std::string(lead) + s.line.substr(std::min(s.line.size(), lead.size())));
+      texts.push_back(s.line.substr(0, s.line.size() / 2));
+      std::string many;  // the lead more often than the tries before RE2 searches from there
+      for (int k = 0; k < 12; ++k) many += std::string(lead) + "#";
+      texts.push_back(many + s.line);
+    }
+    for (const auto& l : lines)
+      if (!lead.empty() && l.find(lead) != std::string::npos) texts.push_back(l);
+    for (const auto& t : texts) {
+      INFO(r.id << " on: " << t);
+      bool a = unanchored(re, t, &want);
+      got.assign(want.size(), re2::StringPiece());
+      bool b = r.re->search(t, got.data(), static_cast<int>(got.size()));
+      REQUIRE(a == b);
+      CHECK(b == r.re->search(t, nullptr, 0));
+      if (a)
+        for (size_t i = 0; i < want.size(); ++i) CHECK((want[i].data() == got[i].data() && want[i].size() == got[i].size()));
+      ++compared;
+    }
+  }
+  // Most rules start with fixed text: the search from the lead is the common path, not an edge case.
+  CHECK(led * 2 > set->rules.size());
+  CHECK(compared > 5000);
+}
