@@ -179,3 +179,57 @@ TEST_CASE("file times: a line's prefix is the parser's, whether kept from a look
   // The lines differ from each other, so a kept prefix returned for the wrong line would show.
   CHECK(t.prefix_at(starts[1]).host != t.prefix_at(starts[3]).host);
 }
+
+TEST_CASE("file times: looks read from the index of timed lines give the looks' answers, lines read and year guess") {
+  // Sparse stamps (runs of untimed lines longer than a look's 5000 lines, and short ones), year-less
+  // syslog stamps, dmesg seconds with and without the file's boot line, lines with marks that are no
+  // stamp: queries in file order, shuffled, and in file order after a look back from the end.
+  const std::vector<std::string> kinds = {
+      "2025-03-14T09:0{m}:00Z node1 timed",
+      "Mar 14 09:4{m}:07 node1 kernel: year-less",
+      "[ 12.5{m}] dmesg seconds",
+      "  0%|          | 4/14200 [00:00:0{m}<03:56:36,  1.01s/it]",
+      "{'loss': 2.4{m}, 'epoch': 0.00}",
+      "node0001:100000:100000 [0] NCCL INFO Using network IB {m}",
+  };
+  struct Look {
+    std::vector<Micros> times;
+    std::vector<size_t> read;
+    bool year_guessed;
+  };
+  std::mt19937 rng(20261205);
+  for (int round = 0; round < 24; ++round) {
+    std::string buf;
+    std::vector<size_t> starts;
+    if (round % 3 == 0) buf += "[    5.000000] Linux version 2025-03-14T08:00:00Z boot line\n";
+    const int lines = 200 + static_cast<int>(rng() % 12000);
+    const int stamp_every = 1 + static_cast<int>(rng() % 7000);
+    for (int i = 0; i < lines; ++i) {
+      std::string l = rng() % stamp_every == 0 ? kinds[rng() % 3] : kinds[3 + rng() % 3];
+      if (size_t m = l.find("{m}"); m != std::string::npos) l.replace(m, 3, std::to_string(rng() % 10));
+      starts.push_back(buf.size());
+      buf += l + "\n";
+    }
+    std::vector<size_t> order(starts.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (round % 2) std::shuffle(order.begin(), order.end(), rng);
+    if (round % 4 == 2) order.insert(order.begin(), order.size() - 1);  // a tail rule's look first
+    auto look = [&](size_t index_after) {
+      FileTimes::index_after(index_after);
+      Look out;
+      FileTimes t(buf, utc2025(), false, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); },
+                  [&](size_t p) { out.read.push_back(p); });
+      for (size_t k : order)
+        if (!t.time_of(parse_line_prefix(line_at(buf, starts[k])), false)) out.times.push_back(t.inferred_time(starts[k]));
+      out.year_guessed = t.year_guessed();
+      FileTimes::index_after(1);
+      return out;
+    };
+    const Look swept = look(size_t(1) << 40), indexed = look(0);
+    INFO("round " << round << ": " << lines << " lines, a stamp in " << stamp_every);
+    CHECK(indexed.times == swept.times);
+    CHECK(indexed.read == swept.read);
+    CHECK(indexed.year_guessed == swept.year_guessed);
+    CHECK(!swept.times.empty());
+  }
+}

@@ -404,13 +404,17 @@ TEST_CASE("may_carry_time is false only where the prefix parser finds no time") 
   }
   CHECK_FALSE(may_carry_time("node0003:100017:100017 [1] NCCL INFO Broadcast: opCount 29"));
   CHECK_FALSE(may_carry_time("[rank17]: step 97 data loader: fetched 128 samples in 0.008 s"));
+  CHECK_FALSE(may_carry_time("{'loss': 2.4760, 'grad_norm': 0.7038, 'learning_rate': 1.9e-05, 'epoch': 0.0}"));
+  CHECK_FALSE(may_carry_time(R"({"not": "a journal record", "step": 3})"));
+  CHECK(may_carry_time(R"({ "__REALTIME_TIMESTAMP" : "1741939541000000" })"));
 
   // Random lines built from the stamps' parts: whenever the check says no, the parser agrees.
   std::mt19937 rng(20261202);
   const std::string parts[] = {"2025", "-03", "-14", "T", " ", "08", ":", "05", "41", ".", "101", "Z", "[", "]",
                                "   ", "12", "Mar", "Sun", "node01", "kernel:", "E1218", "/", "{", "}", "\"",
                                "__REALTIME_TIMESTAMP", "1741939541000000", ",", "rank3", "3: ", "> ", "UTC", "x",
-                               "Dec 17 ", "Z ", "host-1 ", "prog "};
+                               "Dec 17 ", "Z ", "host-1 ", "prog ", "\"time\": \"", "\"MESSAGE\":\"", "_HOSTNAME",
+                               "'loss': ", "\": \""};
   for (int n = 0; n < 200000; ++n) {
     std::string l;
     for (int k = std::uniform_int_distribution<int>(1, 14)(rng); k > 0; --k)

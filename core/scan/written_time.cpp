@@ -1,6 +1,7 @@
 #include "core/scan/written_time.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -145,16 +146,23 @@ bool mono_at(const char* e, const char* c) {
   while (d < e && is_digit(*d)) ++d;
   return d + 1 < e && *d == '.' && is_digit(d[1]);
 }
+// A journald JSON record's time is its "__REALTIME_TIMESTAMP" (microseconds, no clock); every other
+// time a record's fields give is an ISO stamp with its clock. Not every '{': a Python dict's repr
+// ("{'loss': 2.47, ...}", a Trainer's line per step) holds no time.
+constexpr std::string_view kJournalTime = "__REALTIME_TIMESTAMP";
+bool journal_time_at(const char* e, const char* c) {
+  return static_cast<size_t>(e - c) >= kJournalTime.size() && std::memcmp(c, kJournalTime.data(), kJournalTime.size()) == 0;
+}
 bool marks_time(const char* b, const char* e, const char* c) {
-  return *c == '{' || (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c));
+  return (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c)) || (*c == '_' && journal_time_at(e, c));
 }
 
 // The bytes that can start a stamp's mark, 16 at a time: a mask of them.
 #if defined(__SSE2__)
 unsigned mark_bytes(const char* c) {
-  const __m128i brace = _mm_set1_epi8('{'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
+  const __m128i underscore = _mm_set1_epi8('_'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
   __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
-  __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, brace), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
+  __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, underscore), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
   return static_cast<unsigned>(_mm_movemask_epi8(hit));
 }
 #endif
@@ -163,7 +171,7 @@ unsigned mark_bytes(const char* c) {
 // A line's own bounds and the whole buffer's answer alike (see next_time_mark).
 bool may_carry_time(std::string_view s) { return next_time_mark(s, 0, s.size()) != std::string_view::npos; }
 
-// A mark never spans a newline (its bytes are digits, ':', '.', '{', '[' and spaces before a digit),
+// A mark never spans a newline (its bytes are digits, ':', '.', '[', the journal's key and spaces before a digit),
 // so testing it against the whole buffer's bounds answers as its line's bounds would.
 size_t next_time_mark(std::string_view buf, size_t from, size_t to) {
   const char* b = buf.data();
