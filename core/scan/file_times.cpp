@@ -14,10 +14,10 @@ constexpr size_t kSweepBytes = size_t(64) << 10;  // a look-around sweeps this m
 // The largest file whose timed lines are indexed: a larger one is mapped, and its pages behind the
 // scan are released (a sweep of it all would bring them back).
 constexpr size_t kIndexMax = size_t(8) << 20;
-std::atomic<size_t> index_after_sizes{1};
+std::atomic<size_t> index_after_percent{25};
 }  // namespace
 
-void FileTimes::index_after(size_t file_sizes) { index_after_sizes.store(file_sizes, std::memory_order_relaxed); }
+void FileTimes::index_after(size_t percent) { index_after_percent.store(percent, std::memory_order_relaxed); }
 
 FileTimes::FileTimes(std::string_view buf, TimeContext ctx, bool year_known, Micros unknown,
                      std::function<int64_t(size_t)> origin, std::function<void(size_t)> touch)
@@ -127,12 +127,12 @@ FileTimes::Anchor FileTimes::forward_limit(size_t first_nl) const {
   return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
 }
 
-// Counts what the look-arounds swept; past the file's size, indexes its timed lines: every line
+// Counts what the look-arounds swept; past a quarter of the file, indexes its timed lines: every line
 // holding a stamp's mark is read once (not recorded, no guessed year: only found lines count).
 void FileTimes::sweep(size_t bytes) {
   swept_ += bytes;
-  const size_t after = index_after_sizes.load(std::memory_order_relaxed);
-  if (index_ || buf_.size() > kIndexMax || (after > 0 && swept_ / after <= buf_.size())) return;
+  const size_t percent = index_after_percent.load(std::memory_order_relaxed);
+  if (index_ || buf_.size() > kIndexMax || (percent > 0 && swept_ * 100 / percent <= buf_.size())) return;
   std::vector<Timed> timed;
   int64_t line = 0;
   size_t counted = 0;

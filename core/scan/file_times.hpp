@@ -31,9 +31,9 @@ class FileTimes {
   // line a forward look found is often the next line the scan reads.
   LinePrefix prefix_at(size_t start);
   const TimeContext& context() const { return ctx_; }
-  // Tests: the looks read an index of the file's timed lines once they have swept this many times
-  // the file's size (default 1; 0: from the first look; a large number: never). Same answers.
-  static void index_after(size_t file_sizes);
+  // Tests: the looks read an index of the file's timed lines once they have swept this share of the
+  // file (percent, default 25; 0: from the first look; a large number: never). Same answers.
+  static void index_after(size_t percent);
   bool year_guessed() const { return year_guessed_; }
 
  private:
@@ -68,9 +68,9 @@ class FileTimes {
   bool year_guessed_ = false;
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
-  // Once the look-arounds have swept as many bytes as the file holds (sparse times: each look reads
-  // thousands of lines), every timed line of the file is found in one sweep, and looks read that
-  // instead: the same answers. A file too large to hold in memory is never swept whole.
+  // Once the look-arounds have swept a quarter of the file (sparse times: a look reads thousands of
+  // lines), every timed line of the file is found in one sweep, and looks read that instead: the
+  // same answers. A file too large to hold in memory is never swept whole.
   size_t swept_ = 0;
   std::optional<std::vector<Timed>> index_;
   size_t cursor_pos_ = 0;  // line_of's last answer: the newlines before cursor_pos_

@@ -157,13 +157,23 @@ bool marks_time(const char* b, const char* e, const char* c) {
   return (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c)) || (*c == '_' && journal_time_at(e, c));
 }
 
-// The bytes that can start a stamp's mark, 16 at a time: a mask of them.
+// The offsets that may start a stamp's mark, 16 at a time, by the mark's first two bytes, and for a
+// clock its second colon: ':' with ':' three bytes on (an NCCL "host:pid:tid" or a "key: value" has
+// one colon), '[' before a blank or a digit, "__". Reads 19 bytes from c.
 #if defined(__SSE2__)
+constexpr ptrdiff_t kMarkRead = 19;
 unsigned mark_bytes(const char* c) {
-  const __m128i underscore = _mm_set1_epi8('_'), colon = _mm_set1_epi8(':'), bracket = _mm_set1_epi8('[');
-  __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(c));
-  __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, underscore), _mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, bracket)));
-  return static_cast<unsigned>(_mm_movemask_epi8(hit));
+  auto load = [](const char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  const __m128i v = load(c), next = load(c + 1), third = load(c + 3);
+  const __m128i colon = _mm_set1_epi8(':');
+  const __m128i clock = _mm_and_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(third, colon));
+  const __m128i digit_offset = _mm_sub_epi8(next, _mm_set1_epi8('0'));
+  const __m128i digit_next = _mm_cmpeq_epi8(_mm_min_epu8(digit_offset, _mm_set1_epi8(9)), digit_offset);
+  const __m128i blank_or_digit = _mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8(' ')), digit_next);
+  const __m128i mono = _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('[')), blank_or_digit);
+  const __m128i underscore = _mm_set1_epi8('_');
+  const __m128i journal = _mm_and_si128(_mm_cmpeq_epi8(v, underscore), _mm_cmpeq_epi8(next, underscore));
+  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(clock, _mm_or_si128(mono, journal))));
 }
 #endif
 }  // namespace
@@ -179,7 +189,7 @@ size_t next_time_mark(std::string_view buf, size_t from, size_t to) {
   const char* c = b + from;
   const char* end = b + std::min(to, buf.size());
 #if defined(__SSE2__)
-  for (; end - c >= 16; c += 16)
+  for (; end - c >= 16 && e - c >= kMarkRead; c += 16)
     for (unsigned m = mark_bytes(c); m; m &= m - 1)
       if (marks_time(b, e, c + __builtin_ctz(m))) return static_cast<size_t>(c + __builtin_ctz(m) - b);
 #endif
@@ -194,6 +204,8 @@ size_t prev_time_mark(std::string_view buf, size_t from, size_t to) {
   const char* lo = b + from;
   const char* c = b + std::min(to, buf.size());  // candidates lie before c
 #if defined(__SSE2__)
+  while (c > lo && e - c < kMarkRead - 16)  // the blocks below read this far past their end
+    if (marks_time(b, e, --c)) return static_cast<size_t>(c - b);
   for (; c - lo >= 16; c -= 16)
     for (unsigned m = mark_bytes(c - 16); m; m &= ~(1u << (31 - __builtin_clz(m))))
       if (const char* at = c - 16 + (31 - __builtin_clz(m)); marks_time(b, e, at)) return static_cast<size_t>(at - b);

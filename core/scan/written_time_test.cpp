@@ -92,11 +92,12 @@ TEST_CASE("written time: the 16-byte sweeps for stamp marks find what a byte-by-
   // dense in the bytes marks are made of, so a block mask that dropped a real mark, or a wrong bit order
   // in the backward sweep, would show.
   std::mt19937 rng(20261204);
-  const std::string alphabet = "0123456789::::[[{  \nab.";
+  const std::string alphabet = "0123456789::::[[__{  \nab.";
   for (int round = 0; round < 3000; ++round) {
     std::string buf(std::uniform_int_distribution<size_t>(0, 200)(rng), ' ');
     for (char& ch : buf) ch = alphabet[std::uniform_int_distribution<size_t>(0, alphabet.size() - 1)(rng)];
     if (round % 3 == 0 && buf.size() > 12) buf.replace(std::uniform_int_distribution<size_t>(0, buf.size() - 9)(rng), 8, "12:34:56");
+    if (round % 5 == 1 && buf.size() > 24) buf.replace(std::uniform_int_distribution<size_t>(0, buf.size() - 21)(rng), 20, "__REALTIME_TIMESTAMP");
     const size_t from = std::uniform_int_distribution<size_t>(0, buf.size())(rng);
     const size_t to = std::uniform_int_distribution<size_t>(from, buf.size())(rng);
     size_t first = std::string_view::npos, last = std::string_view::npos;
