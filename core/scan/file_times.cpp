@@ -1,7 +1,6 @@
 #include "core/scan/file_times.hpp"
 
 #include <algorithm>
-#include <atomic>
 
 #include "core/base/text.hpp"
 #include "core/rules/literal_search.hpp"
@@ -11,13 +10,7 @@ namespace attribution {
 namespace {
 constexpr int64_t kInferSearchLines = 5000;  // how far a line without a time looks for its neighbours'
 constexpr size_t kSweepBytes = size_t(64) << 10;  // a look-around sweeps this much between line counts
-// The largest file whose timed lines are indexed: a larger one is mapped, and its pages behind the
-// scan are released (a sweep of it all would bring them back).
-constexpr size_t kIndexMax = size_t(8) << 20;
-std::atomic<size_t> index_after_percent{25};
 }  // namespace
-
-void FileTimes::index_after(size_t percent) { index_after_percent.store(percent, std::memory_order_relaxed); }
 
 FileTimes::FileTimes(std::string_view buf, TimeContext ctx, bool year_known, Micros unknown,
                      std::function<int64_t(size_t)> origin, std::function<void(size_t)> touch)
@@ -68,13 +61,11 @@ std::optional<FileTimes::Anchor> FileTimes::anchor_at(size_t start) {
 // starting at or before `floor` (unless floor is 0): the first with a time. Only lines holding a
 // stamp's mark are parsed; the sweep between them counts newlines, not lines visited one by one.
 std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) {
-  if (index_) return indexed_back(q, floor);
   size_t hi = q;          // marks are looked for before hi
   int64_t lines_up = 0;   // lines starting in [hi, q): the line containing hi - 1 is number lines_up
   while (hi > floor) {
     const size_t lo = hi - std::min(hi - floor, kSweepBytes);
     const size_t c = prev_time_mark(buf_, lo, hi);
-    sweep(c == std::string_view::npos ? hi - lo : hi - c);
     const size_t start = c == std::string_view::npos ? lo : line_start(buf_, c);  // of c's line, or the sweep's
     if (c != std::string_view::npos && floor > 0 && start <= floor) return std::nullopt;
     lines_up += static_cast<int64_t>(count_byte(buf_.substr(start, hi - start), '\n'));
@@ -89,7 +80,6 @@ std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) 
 // The lines after q's, nearest first, at most kInferSearchLines of them: the first with a time, or
 // where the look stopped.
 FileTimes::Anchor FileTimes::search_forward(size_t q) {
-  if (index_) return indexed_forward(q);
   const size_t first_nl = buf_.find('\n', q);
   size_t line = first_nl == std::string_view::npos ? buf_.size() : first_nl + 1;  // the next unread line
   size_t swept = line;  // marks are looked for from here (mid-line when a line is longer than a sweep)
@@ -97,7 +87,6 @@ FileTimes::Anchor FileTimes::search_forward(size_t q) {
   while (line < buf_.size() && index < kInferSearchLines) {
     const size_t to = std::min(buf_.size(), swept + kSweepBytes);
     size_t c = next_time_mark(buf_, swept, to);
-    sweep((c == std::string_view::npos ? to : c) - swept);
     if (c == std::string_view::npos) {
       if (to == buf_.size()) break;
       if (size_t next = line_start(buf_, to); next > line) {
@@ -116,74 +105,11 @@ FileTimes::Anchor FileTimes::search_forward(size_t q) {
     line = swept = nl + 1;
     ++index;
   }
-  return forward_limit(first_nl);
-}
-
-// Not found: where a line-by-line look would have stopped (the newline after the last line it
-// read), which later queries use as the edge of what was read.
-FileTimes::Anchor FileTimes::forward_limit(size_t first_nl) const {
+  // Not found: where a line-by-line look would have stopped (the newline after the last line it
+  // read), which later queries use as the edge of what was read.
   size_t p = first_nl;
   for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) p = buf_.find('\n', p + 1);
   return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
-}
-
-// Counts what the look-arounds swept; past a quarter of the file, indexes its timed lines: every line
-// holding a stamp's mark is read once (not recorded, no guessed year: only found lines count).
-void FileTimes::sweep(size_t bytes) {
-  swept_ += bytes;
-  const size_t percent = index_after_percent.load(std::memory_order_relaxed);
-  if (index_ || buf_.size() > kIndexMax || (percent > 0 && swept_ * 100 / percent <= buf_.size())) return;
-  std::vector<Timed> timed;
-  int64_t line = 0;
-  size_t counted = 0;
-  for (size_t c = 0; (c = next_time_mark(buf_, c, buf_.size())) != std::string_view::npos;) {
-    const size_t start = line_start(buf_, c);
-    const LinePrefix p = parse_line_prefix(line_at(buf_, start));
-    if (auto t = time_of(p, false)) {
-      line += static_cast<int64_t>(count_byte(buf_.substr(counted, start - counted), '\n'));
-      counted = start;
-      timed.push_back(Timed{start, line, *t, p.civil && p.civil->year == 0});
-    }
-    const size_t nl = buf_.find('\n', c);
-    if (nl == std::string_view::npos) break;
-    c = nl + 1;
-  }
-  index_ = std::move(timed);
-}
-
-// The newlines before `pos`, counted from the last position asked (queries mostly move forward).
-int64_t FileTimes::line_of(size_t pos) {
-  if (pos >= cursor_pos_) cursor_line_ += static_cast<int64_t>(count_byte(buf_.substr(cursor_pos_, pos - cursor_pos_), '\n'));
-  else cursor_line_ -= static_cast<int64_t>(count_byte(buf_.substr(pos, cursor_pos_ - pos), '\n'));
-  cursor_pos_ = pos;
-  return cursor_line_;
-}
-
-// An indexed line found by a look, as anchor_at would have read it.
-FileTimes::Anchor FileTimes::found(const Timed& t) {
-  if (t.yearless && !year_known_) year_guessed_ = true;
-  touch_(t.pos);
-  return Anchor{t.pos, t.time};
-}
-
-// search_back's answer from the index: the nearest timed line before q's, after `floor` (unless 0),
-// at most kInferSearchLines lines up.
-std::optional<FileTimes::Anchor> FileTimes::indexed_back(size_t q, size_t floor) {
-  auto it = std::lower_bound(index_->begin(), index_->end(), q, [](const Timed& t, size_t p) { return t.pos < p; });
-  if (it == index_->begin()) return std::nullopt;
-  --it;
-  if ((floor > 0 && it->pos <= floor) || line_of(q) - it->line > kInferSearchLines) return std::nullopt;
-  return found(*it);
-}
-
-// search_forward's answer from the index: the first timed line after q's, fewer than
-// kInferSearchLines lines between them.
-FileTimes::Anchor FileTimes::indexed_forward(size_t q) {
-  const size_t first_nl = buf_.find('\n', q);
-  const size_t next = first_nl == std::string_view::npos ? buf_.size() : first_nl + 1;
-  auto it = std::lower_bound(index_->begin(), index_->end(), next, [](const Timed& t, size_t p) { return t.pos < p; });
-  if (it != index_->end() && it->line - line_of(next) < kInferSearchLines) return found(*it);
-  return forward_limit(first_nl);
 }
 
 LinePrefix FileTimes::prefix_at(size_t start) {

@@ -5,7 +5,6 @@
 #include <functional>
 #include <optional>
 #include <string_view>
-#include <vector>
 
 #include "core/scan/line_prefix.hpp"
 
@@ -31,9 +30,6 @@ class FileTimes {
   // line a forward look found is often the next line the scan reads.
   LinePrefix prefix_at(size_t start);
   const TimeContext& context() const { return ctx_; }
-  // Tests: the looks read an index of the file's timed lines once they have swept this share of the
-  // file (percent, default 25; 0: from the first look; a large number: never). Same answers.
-  static void index_after(size_t percent);
   bool year_guessed() const { return year_guessed_; }
 
  private:
@@ -41,23 +37,10 @@ class FileTimes {
     size_t pos;
     std::optional<Micros> time;  // unset: nothing timed before `pos` (a forward search's limit)
   };
-  // A timed line, as the index of a file's timed lines keeps it.
-  struct Timed {
-    size_t pos;
-    int64_t line;  // newlines before it
-    Micros time;
-    bool yearless;  // its stamp has no year (reading it as an anchor counts as a guessed year)
-  };
   std::optional<Micros> boot_from_file();
   std::optional<Anchor> anchor_at(size_t start);
   std::optional<Anchor> search_back(size_t q, size_t floor);
   Anchor search_forward(size_t q);
-  Anchor forward_limit(size_t first_nl) const;
-  void sweep(size_t bytes);
-  int64_t line_of(size_t pos);
-  Anchor found(const Timed& t);
-  std::optional<Anchor> indexed_back(size_t q, size_t floor);
-  Anchor indexed_forward(size_t q);
 
   std::string_view buf_;
   TimeContext ctx_;
@@ -68,13 +51,6 @@ class FileTimes {
   bool year_guessed_ = false;
   bool boot_searched_ = false;
   std::optional<Micros> boot_;
-  // Once the look-arounds have swept a quarter of the file (sparse times: a look reads thousands of
-  // lines), every timed line of the file is found in one sweep, and looks read that instead: the
-  // same answers. A file too large to hold in memory is never swept whole.
-  size_t swept_ = 0;
-  std::optional<std::vector<Timed>> index_;
-  size_t cursor_pos_ = 0;  // line_of's last answer: the newlines before cursor_pos_
-  int64_t cursor_line_ = 0;
   std::optional<size_t> last_query_;
   std::optional<Anchor> last_prev_;
   Anchor last_next_{0, std::nullopt};
