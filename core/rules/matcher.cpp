@@ -79,11 +79,11 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   return m;
 }
 
-void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out) const {
+void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out, size_t first_literal) const {
   out->clear();
   const char* p = line.data();
   const size_t n = line.size();
-  for (size_t i = 0; i + 4 <= n; ++i) {
+  for (size_t i = first_literal; i + 4 <= n; ++i) {
     if (const uint16_t h = head2(p + i); !(first_pair_[h >> 6] >> (h & 63) & 1)) continue;
     uint32_t b = head_bucket(head4(p + i));
     for (uint32_t j = bucket_start_[b]; j < bucket_start_[b + 1]; ++j) {
@@ -96,7 +96,7 @@ void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out) c
     }
   }
   for (uint32_t k : short_literals_)
-    if (line.find(forward_literals_[k]) != std::string_view::npos)
+    if (line.find(forward_literals_[k], first_literal) != std::string_view::npos)
       out->insert(out->end(), literal_rules_[k].begin(), literal_rules_[k].end());
   std::sort(out->begin(), out->end());
   out->erase(std::unique(out->begin(), out->end()), out->end());
@@ -106,13 +106,14 @@ std::unique_ptr<LiteralSearch> Matcher::tuned_prefilter(std::string_view sample)
   return std::make_unique<LiteralSearch>(literals_, sample);
 }
 
-size_t Matcher::next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search) const {
+size_t Matcher::next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search, size_t* hit) const {
   if (from >= buf.size()) return std::string_view::npos;
   if (!search) {  // built on first use: the scan brings its own, tuned to its input
     std::call_once(prefilter_once_, [this] { prefilter_ = std::make_unique<LiteralSearch>(literals_); });
     search = prefilter_.get();
   }
   size_t pos = search->find(buf, from);
+  if (hit) *hit = pos;
   if (pos == std::string_view::npos) return pos;
   size_t start = line_start(buf, pos);
   return start < from ? from : start;
@@ -143,9 +144,9 @@ bool pattern_anchored(std::string_view pattern) {
 
 void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
                               std::vector<std::map<std::string, std::string>>* groups,
-                              const std::function<std::string_view()>* message) const {
+                              const std::function<std::string_view()>* message, size_t first_literal) const {
   thread_local std::vector<int> owners;  // reused: no allocation per candidate line
-  rules_with_literal(line, &owners);
+  rules_with_literal(line, &owners, first_literal);
   hits->clear();
   blocks->clear();
   if (groups) groups->clear();
@@ -196,8 +197,8 @@ void Matcher::tail_hits(std::string_view line, Stream stream, std::vector<int>* 
 
 void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
                          std::vector<std::map<std::string, std::string>>* groups,
-                         const std::function<std::string_view()>* message) const {
-  candidate_rules(line, stream, hits, blocks, groups, message);
+                         const std::function<std::string_view()>* message, size_t first_literal) const {
+  candidate_rules(line, stream, hits, blocks, groups, message, first_literal);
   for (size_t i = 0; i < hits->size(); ++i)
     if (int r = (*hits)[i]; rules_.rules[r].role == Role::benign) {
       if (groups) *groups = {std::move((*groups)[i])};

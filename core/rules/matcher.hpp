@@ -24,8 +24,10 @@ class Matcher {
   // candidates as the built-in one, found faster because fewer positions need verifying.
   std::unique_ptr<LiteralSearch> tuned_prefilter(std::string_view sample) const;
   // Offset of the start of the next line at or after `from` that contains any literal, or npos.
-  // `search`: a tuned prefilter; null: the untuned one.
-  size_t next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search = nullptr) const;
+  // `search`: a tuned prefilter; null: the untuned one. `hit`: where the leftmost literal at or
+  // after `from` starts (none starts between `from` and it).
+  size_t next_candidate_line(std::string_view buf, size_t from, const LiteralSearch* search = nullptr,
+                             size_t* hit = nullptr) const;
   // The longest literal's length: how far windows of a search must overlap.
   size_t longest_literal() const { return longest_literal_; }
   // Indices (into RuleSet::rules) of single-line rules reading `stream` that match `line`.
@@ -38,9 +40,10 @@ class Matcher {
   // `message`, when given: the line's text after the prefixes a launcher, a viewer or a logger put
   // before it (called at most once, only when needed). A rule anchored at the line's start ('^') that
   // does not match the line is tried on it: "3: State: Down" is what ibstat printed under srun -l.
+  // `first_literal`: no literal starts before this offset of `line` (where the prefilter found one).
   void line_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
                   std::vector<std::map<std::string, std::string>>* groups = nullptr,
-                  const std::function<std::string_view()>* message = nullptr) const;
+                  const std::function<std::string_view()>* message = nullptr, size_t first_literal = 0) const;
   // Tail rules (per-call traces) reading `stream` that match `line`; the scan reads them from a
   // file's end (FileScanner::scan_tail), never in the forward pass.
   void tail_hits(std::string_view line, Stream stream, std::vector<int>* hits) const;
@@ -52,13 +55,14 @@ class Matcher {
  private:
   explicit Matcher(const RuleSet& rules);
   bool has_literal(int index, std::string_view line) const;
-  // The forward-scan rules (single-line and block) with a literal in `line`, ascending.
-  void rules_with_literal(std::string_view line, std::vector<int>* out) const;
+  // The forward-scan rules (single-line and block) with a literal in `line`, ascending; literals are
+  // looked for from `first_literal` on.
+  void rules_with_literal(std::string_view line, std::vector<int>* out, size_t first_literal = 0) const;
   // Of those reading `stream`: the single-line rules whose pattern matches, and the multi-line
   // rules (their pattern runs on the joined block), both ascending.
   void candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
                        std::vector<std::map<std::string, std::string>>* groups = nullptr,
-                       const std::function<std::string_view()>* message = nullptr) const;
+                       const std::function<std::string_view()>* message = nullptr, size_t first_literal = 0) const;
   // Rule `idx` on `text`: a hit is appended (with its groups when `groups` is given).
   bool matches(int idx, std::string_view text, std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const;
   const RuleSet& rules_;

@@ -129,6 +129,17 @@ match = [{ line = "Xid 9" }]
     CHECK(got_hits == want_hits);
     CHECK(got_blocks == want_blocks);
     with_hits += !got_hits.empty();
+    // From where the prefilter found the first literal (as the scan asks), the same answer.
+    size_t hit = 0;
+    if ((*m)->next_candidate_line(line, 0, nullptr, &hit) != std::string_view::npos) {
+      std::vector<int> from_hit, from_hit_blocks;
+      (*m)->line_rules(line, Stream::applog, &from_hit, &from_hit_blocks, nullptr, nullptr, hit);
+      CHECK(from_hit == got_hits);
+      CHECK(from_hit_blocks == got_blocks);
+    } else {
+      CHECK(hit == std::string_view::npos);
+      CHECK(got_hits.empty());
+    }
   }
   CHECK(with_hits > 100);
 }

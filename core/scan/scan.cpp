@@ -121,7 +121,8 @@ class FileScanner {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
       line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
-      verify(pos, line, &hits, &blocks, &groups, out);
+      const size_t at = static_cast<size_t>(line.data() - buf.data());
+      verify(pos, line, hit_ > at ? hit_ - at : 0, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
         ++out.matching;
         LinePrefix prefix = times_->prefix_at(pos);
@@ -164,7 +165,7 @@ class FileScanner {
         bytes_->release(released_);
       }
       size_t end = std::min(buf.size(), from + kReleaseStep);
-      size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_);
+      size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_, &hit_);
       if (c != std::string_view::npos) {
         // The line's own start: a later window's `from` may be mid-line. The first `from` is a
         // line start after every line already scanned, so this never goes back to one of them.
@@ -176,16 +177,17 @@ class FileScanner {
     return std::string_view::npos;
   }
 
-  // `line` starts at or after `pos` (past a quote's markers).
-  void verify(size_t pos, std::string_view line, std::vector<int>* hits, std::vector<int>* blocks,
+  // `line` starts at or after `pos` (past a quote's markers); no literal starts before its offset
+  // `first_literal` (the prefilter's hit).
+  void verify(size_t pos, std::string_view line, size_t first_literal, std::vector<int>* hits, std::vector<int>* blocks,
               std::vector<std::map<std::string, std::string>>* groups, FileScan& out) {
     ++out.candidates;
     // What follows the line's prefixes (a launcher's label, a viewer's column, a stamp), for rules
     // anchored at the start of what the program printed.
     verifying_ = {pos, line};
-    if (!measure_) return m_.line_rules(line, stream_, hits, blocks, groups, &message_);
+    if (!measure_) return m_.line_rules(line, stream_, hits, blocks, groups, &message_, first_literal);
     auto t0 = std::chrono::steady_clock::now();
-    m_.line_rules(line, stream_, hits, blocks, groups, &message_);
+    m_.line_rules(line, stream_, hits, blocks, groups, &message_, first_literal);
     out.verify_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   }
 
@@ -546,6 +548,7 @@ class FileScanner {
     return m.substr(std::min(m.size(), m.find_first_not_of(" \t")));  // an indented paste's
   };
   size_t released_ = 0;  // the mapping's pages before this were released
+  size_t hit_ = 0;       // where next_candidate's line holds its first literal
   size_t counted_pos_ = 0;
   int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
   FileBytes* bytes_ = nullptr;  // the file's bytes, while run() reads them (null for inline text)
