@@ -57,17 +57,20 @@ std::optional<FileTimes::Anchor> FileTimes::anchor_at(size_t start) {
   return Anchor{start, t};
 }
 
-// The lines before q's (q starts a line), nearest first, at most kInferSearchLines of them and none
-// starting at or before `floor` (unless floor is 0): the first with a time. Only lines holding a
-// stamp's mark are parsed; the sweep between them counts newlines, not lines visited one by one.
-std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor) {
+// The lines before q's (q starts a line), nearest first, at most kInferSearchLines of them, none
+// starting at or before `floor` (unless floor is 0) and, with `reach`, none farther from q than that
+// (in the original file): the first with a time. Only lines holding a stamp's mark are parsed; the
+// sweep between them counts newlines, not lines visited one by one.
+std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor, std::optional<int64_t> reach) {
   size_t hi = q;          // marks are looked for before hi
   int64_t lines_up = 0;   // lines starting in [hi, q): the line containing hi - 1 is number lines_up
+  auto beyond = [&](size_t pos) { return reach && origin_(q) - origin_(pos) > *reach; };
   while (hi > floor) {
     const size_t lo = hi - std::min(hi - floor, kSweepBytes);
     const size_t c = prev_time_mark(buf_, lo, hi);
     const size_t start = c == std::string_view::npos ? lo : line_start(buf_, c);  // of c's line, or the sweep's
     if (c != std::string_view::npos && floor > 0 && start <= floor) return std::nullopt;
+    if (beyond(start)) return std::nullopt;
     lines_up += static_cast<int64_t>(count_byte(buf_.substr(start, hi - start), '\n'));
     if (lines_up > kInferSearchLines) return std::nullopt;  // c's line would be number lines_up - 1
     if (c != std::string_view::npos)
@@ -137,9 +140,12 @@ Micros FileTimes::inferred_time(size_t q) {
       floor = std::max(*last_query_, last_next_.pos);
       below = next_is_below ? std::optional<Anchor>(last_next_) : last_prev_;
     }
-    prev = search_back(q, floor);
-    if (!prev) prev = below;
+    // Forward first: a timed line after q bounds the look back, as one before q counts only when it
+    // is no farther (the earlier wins a tie). A line found farther back would lose to `next` here and
+    // for every later query that reuses this answer; `below` is farther still.
     next = search_forward(q);
+    prev = search_back(q, floor, next.time ? std::optional<int64_t>(origin_(next.pos) - origin_(q)) : std::nullopt);
+    if (!prev) prev = below;
   }
   last_query_ = q;
   last_prev_ = prev;

@@ -39,7 +39,7 @@ class FileTimes {
   };
   std::optional<Micros> boot_from_file();
   std::optional<Anchor> anchor_at(size_t start);
-  std::optional<Anchor> search_back(size_t q, size_t floor);
+  std::optional<Anchor> search_back(size_t q, size_t floor, std::optional<int64_t> reach);
   Anchor search_forward(size_t q);
 
   std::string_view buf_;

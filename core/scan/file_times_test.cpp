@@ -179,3 +179,24 @@ TEST_CASE("file times: a line's prefix is the parser's, whether kept from a look
   // The lines differ from each other, so a kept prefix returned for the wrong line would show.
   CHECK(t.prefix_at(starts[1]).host != t.prefix_at(starts[3]).host);
 }
+
+TEST_CASE("file times: a look back goes no farther than the timed line found after the line") {
+  // The nearest timed line is the next one: the stamp 3000 lines up is neither read nor recorded
+  // (a tail rule's look from a file's end would otherwise sweep thousands of lines back).
+  std::string buf = "2025-03-14T09:00:00Z node1 far before\n";
+  for (int i = 0; i < 3000; ++i) buf += "node1:1:1 [0] NCCL INFO untimed\n";
+  const size_t q = buf.size();
+  buf += "node1:1:1 [0] NCCL INFO the line asking\n";
+  const size_t after = buf.size();
+  buf += "2025-03-14T09:05:00Z node1 right after\n";
+  std::vector<size_t> read;
+  FileTimes t(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); },
+              [&](size_t p) { read.push_back(p); });
+  CHECK(t.inferred_time(q) == test::utc("2025-03-14T09:05:00Z"));
+  CHECK(read == std::vector<size_t>{after});
+  // A timed line as near before as the next one is after still wins the tie.
+  std::string tie = "2025-03-14T09:00:00Z a\nuntimed line, 23 bytes\n2025-03-14T09:05:00Z b\n";
+  REQUIRE(tie.find("untimed") * 2 == tie.find("2025-03-14T09:05"));  // as far from each
+  FileTimes u(tie, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+  CHECK(u.inferred_time(tie.find("untimed")) == test::utc("2025-03-14T09:00:00Z"));
+}
