@@ -54,6 +54,9 @@ constexpr const char* kCommonWords[] = {"NCCL INFO", "NCCL WARN", "Channel", "ra
 int64_t static_score(std::string_view w) {
   int64_t score = 0;
   for (char c : w) score += commonness(static_cast<unsigned char>(c));
+  // One byte repeated ("    ", "----", "===="): aligned columns, progress bars and banners repeat it
+  // on line after line, where a sample from the files' heads may show none.
+  if (w.size() > 1 && w.find_first_not_of(w[0]) == std::string_view::npos) score += 200;
   for (const char* word : kCommonWords)
     if (std::string_view(word).find(w) != std::string_view::npos) score += 100;
   return score;

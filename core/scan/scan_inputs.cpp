@@ -34,9 +34,14 @@ std::string file_part(const std::string& path, size_t take, bool tail) {
 }
 
 std::string input_sample(const Collection& c) {
-  constexpr size_t kSampleBytes = 1 << 20, kPerFile = 128 << 10;
+  constexpr size_t kSampleBytes = 1 << 20, kPerFile = 32 << 10;
   std::string sample;
-  for (const InputFile& f : c.files) {
+  // Files spread over the input, not its first few: a job's first files are often one node's or one
+  // kind's (its kernel log, then its ranks' logs), and what is common elsewhere would look rare.
+  constexpr size_t kFiles = kSampleBytes / kPerFile;
+  const size_t step = std::max<size_t>(1, (c.files.size() + kFiles - 1) / kFiles);
+  for (size_t i = 0; i < c.files.size(); i += step) {
+    const InputFile& f = c.files[i];
     size_t take = std::min(kPerFile, kSampleBytes - sample.size());
     if (take == 0) break;
     if (f.text) sample.append(std::string_view(*f.text).substr(0, take));

@@ -14,8 +14,8 @@ namespace attribution {
 // empty otherwise.
 std::string file_part(const std::string& path, size_t take, bool tail = false);
 
-// Up to 1 MiB from the starts of the first files, for the prefilter to choose windows of the
-// literals that these logs rarely repeat.
+// Up to 1 MiB from the starts of files spread over the input (32 KiB each), for the prefilter to
+// choose windows of the literals that these logs rarely repeat.
 std::string input_sample(const Collection& c);
 
 // The bytes to scan, as far as a stat tells (a compressed file counts its stored size).

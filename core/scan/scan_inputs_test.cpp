@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "core/scan/scan_inputs.hpp"
 #include "tests/test_util.hpp"
@@ -18,6 +19,16 @@ TEST_CASE("scan inputs: a file's head and tail, the bytes to come, a sample") {
   c.files.push_back(InputFile{"inline", 0, "", -1, std::make_shared<const std::string>(inline_text)});
   CHECK(input_bytes(c) == text.size() + inline_text.size());
   CHECK(input_sample(c) == text + inline_text);
+  // Many large files: some of each part of the input, not only of its first files.
+  Collection many;
+  many.sources = c.sources;
+  const std::string filler(200 << 10, 'x');
+  for (int i = 0; i < 300; ++i)
+    many.files.push_back(InputFile{"inline", 0, "", -1, std::make_shared<const std::string>(fmt::format("file {:03}\n", i) + filler)});
+  const std::string sample = input_sample(many);
+  CHECK(sample.find("file 000") != std::string::npos);
+  CHECK(sample.find("file 15") != std::string::npos);
+  CHECK(sample.find("file 29") != std::string::npos);
 }
 
 TEST_CASE("scan inputs: the job's year from its window, else from the logs' own full stamps") {
