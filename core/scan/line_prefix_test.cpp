@@ -405,6 +405,10 @@ TEST_CASE("may_carry_time is false only where the prefix parser finds no time") 
   CHECK_FALSE(may_carry_time("node0003:100017:100017 [1] NCCL INFO Broadcast: opCount 29"));
   CHECK_FALSE(may_carry_time("[rank17]: step 97 data loader: fetched 128 samples in 0.008 s"));
   CHECK_FALSE(may_carry_time("{'loss': 2.4760, 'grad_norm': 0.7038, 'learning_rate': 1.9e-05, 'epoch': 0.0}"));
+  CHECK_FALSE(may_carry_time("  0%|          | 106/14200 [00:00:43<03:54:54,  1.01s/it]"));
+  CHECK_FALSE(may_carry_time("12:34:56 a clock first"));
+  CHECK(may_carry_time("time=2025-03-14T09:41:07Z level=info"));
+  CHECK(may_carry_time("  time      : 2026-06-08_19:04:45"));
   CHECK_FALSE(may_carry_time(R"({"not": "a journal record", "step": 3})"));
   CHECK(may_carry_time(R"({ "__REALTIME_TIMESTAMP" : "1741939541000000" })"));
 
@@ -414,7 +418,7 @@ TEST_CASE("may_carry_time is false only where the prefix parser finds no time") 
                                "   ", "12", "Mar", "Sun", "node01", "kernel:", "E1218", "/", "{", "}", "\"",
                                "__REALTIME_TIMESTAMP", "1741939541000000", ",", "rank3", "3: ", "> ", "UTC", "x",
                                "Dec 17 ", "Z ", "host-1 ", "prog ", "\"time\": \"", "\"MESSAGE\":\"", "_HOSTNAME",
-                               "'loss': ", "\": \""};
+                               "'loss': ", "\": \"", "<", "|", "(", "\t", "_", "T"};
   for (int n = 0; n < 200000; ++n) {
     std::string l;
     for (int k = std::uniform_int_distribution<int>(1, 14)(rng); k > 0; --k)

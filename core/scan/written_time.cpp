@@ -133,10 +133,12 @@ size_t month_day_clock(std::string_view r, CivilTime& t) {
 }
 
 namespace {
-// At `c`, a ':' inside a clock `dd:dd:dd`.
+// At `c`, a ':' inside a clock `dd:dd:dd` as a stamp holds one: after the blank of a date ("Mar 14
+// 09:41:07", "2025/03/14 ...", "E0314 ..."), or an ISO date's 'T' or '_' (every stamp reader reads it
+// there). Not a progress bar's "[00:00:43<03:54:54": tqdm prints one on each step.
 bool clock_at(const char* b, const char* e, const char* c) {
-  return c - b >= 2 && e - c >= 6 && is_digit(c[-2]) && is_digit(c[-1]) && is_digit(c[1]) && is_digit(c[2]) &&
-         c[3] == ':' && is_digit(c[4]) && is_digit(c[5]);
+  return c - b >= 3 && e - c >= 6 && (c[-3] == ' ' || c[-3] == 'T' || c[-3] == '_') && is_digit(c[-2]) &&
+         is_digit(c[-1]) && is_digit(c[1]) && is_digit(c[2]) && c[3] == ':' && is_digit(c[4]) && is_digit(c[5]);
 }
 // At `c`, a '[' opening dmesg's seconds since boot: `[ 12.345`.
 bool mono_at(const char* e, const char* c) {

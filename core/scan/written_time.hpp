@@ -72,8 +72,8 @@ size_t syslog_date(std::string_view r, CivilTime& t);
 size_t month_day_clock(std::string_view r, CivilTime& t);
 
 // False only when the line-prefix parser can give `line` no time: every stamp it reads holds a clock
-// "dd:dd:dd", dmesg's "[ d.d]" or a journald record's "__REALTIME_TIMESTAMP" (one of next_time_mark's
-// offsets).
+// "dd:dd:dd" after a blank, 'T' or '_', dmesg's "[ d.d]" or a journald record's "__REALTIME_TIMESTAMP"
+// (one of next_time_mark's offsets).
 bool may_carry_time(std::string_view line);
 // The first (next_) or last (prev_) offset in [from, to) of `buf` where a stamp's mark starts, or
 // npos: a line may carry a time exactly when one of its bytes is such an offset. The look for the
