@@ -84,34 +84,43 @@ std::optional<FileTimes::Anchor> FileTimes::search_back(size_t q, size_t floor, 
 // where the look stopped.
 FileTimes::Anchor FileTimes::search_forward(size_t q) {
   const size_t first_nl = buf_.find('\n', q);
-  size_t line = first_nl == std::string_view::npos ? buf_.size() : first_nl + 1;  // the next unread line
-  size_t swept = line;  // marks are looked for from here (mid-line when a line is longer than a sweep)
-  int64_t index = 0;    // of the line at `line`
+  if (first_nl == std::string_view::npos) return Anchor{buf_.size(), std::nullopt};  // q's is the last line
+  size_t line = first_nl + 1;  // the next unread line
+  size_t swept = line;         // marks are looked for from here (mid-line when a line is longer than a sweep)
+  int64_t index = 0;           // of the line at `line`
+  // The last line start known with its index, at most kInferSearchLines: where the limit's count resumes.
+  size_t known = line;
+  int64_t known_index = 0;
+  auto count_to = [&](size_t next) {
+    known = line, known_index = index;
+    index += static_cast<int64_t>(count_byte(buf_.substr(line, next - line), '\n'));
+    line = next;
+    if (index <= kInferSearchLines) known = line, known_index = index;
+  };
   while (line < buf_.size() && index < kInferSearchLines) {
     const size_t to = std::min(buf_.size(), swept + kSweepBytes);
     size_t c = next_time_mark(buf_, swept, to);
     if (c == std::string_view::npos) {
       if (to == buf_.size()) break;
-      if (size_t next = line_start(buf_, to); next > line) {
-        index += static_cast<int64_t>(count_byte(buf_.substr(line, next - line), '\n'));
-        line = next;
-      }
+      if (size_t next = line_start(buf_, to); next > line) count_to(next);
       swept = to;
       continue;
     }
-    size_t start = line_start(buf_, c);
-    index += static_cast<int64_t>(count_byte(buf_.substr(line, start - line), '\n'));
+    count_to(line_start(buf_, c));
     if (index >= kInferSearchLines) break;
-    if (auto a = anchor_at(start)) return *a;
+    if (auto a = anchor_at(line)) return *a;
     size_t nl = buf_.find('\n', c);
     if (nl == std::string_view::npos) break;
     line = swept = nl + 1;
     ++index;
+    if (index <= kInferSearchLines) known = line, known_index = index;
   }
   // Not found: where a line-by-line look would have stopped (the newline after the last line it
-  // read), which later queries use as the edge of what was read.
-  size_t p = first_nl;
-  for (int n = 0; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n) p = buf_.find('\n', p + 1);
+  // read), which later queries use as the edge of what was read: the kInferSearchLines-th newline
+  // after q's line, counted on from the last line whose index is known.
+  size_t p = known - 1;  // the newline before it (q's own for index 0)
+  for (int64_t n = known_index; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n)
+    p = buf_.find('\n', p + 1);
   return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
 }
 

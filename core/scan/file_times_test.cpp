@@ -200,3 +200,23 @@ TEST_CASE("file times: a look back goes no farther than the timed line found aft
   FileTimes u(tie, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
   CHECK(u.inferred_time(tie.find("untimed")) == test::utc("2025-03-14T09:00:00Z"));
 }
+
+TEST_CASE("file times: a look that finds nothing marks how far it read, and later looks reuse it up to there") {
+  // 7000 untimed lines, then a stamp. The look from line 0 reads 5000 lines on and finds nothing:
+  // a later line up to the last one it read reuses that answer (nothing), one past it looks afresh
+  // and finds the stamp. Long lines make the look sweep in several steps; marks that are no stamp
+  // make it stop and count on.
+  for (const std::string& filler : {std::string("node1:1:1 [0] NCCL INFO untimed"), std::string(300, 'x'),
+                                    std::string("tqdm [00:00:43<03:54:54] and [12.x]")}) {
+    std::string buf;
+    std::vector<size_t> starts;
+    for (int i = 0; i < 7000; ++i) starts.push_back(buf.size()), buf += filler + "\n";
+    buf += "2025-03-14T09:00:00Z node1 late\n";
+    for (int probe : {4999, 5000, 5001}) {
+      FileTimes t(buf, utc2025(), true, 7, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+      CHECK(t.inferred_time(starts[0]) == 7);
+      INFO("filler '" << filler.substr(0, 20) << "', then line " << probe);
+      CHECK(t.inferred_time(starts[static_cast<size_t>(probe)]) == (probe <= 5000 ? Micros{7} : test::utc("2025-03-14T09:00:00Z")));
+    }
+  }
+}

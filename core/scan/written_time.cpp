@@ -6,6 +6,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ATTRIBUTION_AVX2 1
+#endif
 
 namespace attribution {
 
@@ -178,6 +182,37 @@ unsigned mark_bytes(const char* c) {
   return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(clock, _mm_or_si128(mono, journal))));
 }
 #endif
+
+#if defined(ATTRIBUTION_AVX2)
+// mark_bytes for 32 offsets at once, where the CPU has AVX2 (a look forward sweeps up to 5000 lines
+// of a file whose stamps are far apart). Reads 35 bytes from c.
+constexpr ptrdiff_t kMarkRead32 = 35;
+__attribute__((target("avx2"))) uint32_t mark_bytes32(const char* c) {
+  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c));
+  const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 1));
+  const __m256i third = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 3));
+  const __m256i colon = _mm256_set1_epi8(':');
+  const __m256i clock = _mm256_and_si256(_mm256_cmpeq_epi8(v, colon), _mm256_cmpeq_epi8(third, colon));
+  const __m256i digit_offset = _mm256_sub_epi8(next, _mm256_set1_epi8('0'));
+  const __m256i digit_next = _mm256_cmpeq_epi8(_mm256_min_epu8(digit_offset, _mm256_set1_epi8(9)), digit_offset);
+  const __m256i blank_or_digit = _mm256_or_si256(_mm256_cmpeq_epi8(next, _mm256_set1_epi8(' ')), digit_next);
+  const __m256i mono = _mm256_and_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('[')), blank_or_digit);
+  const __m256i underscore = _mm256_set1_epi8('_');
+  const __m256i journal = _mm256_and_si256(_mm256_cmpeq_epi8(v, underscore), _mm256_cmpeq_epi8(next, underscore));
+  return static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(clock, _mm256_or_si256(mono, journal))));
+}
+// The first mark in [c, end) found 32 offsets at a time, or null; *c is left where the blocks stopped.
+__attribute__((target("avx2"))) const char* next_mark32(const char* b, const char* e, const char** c, const char* end) {
+  for (; end - *c >= 32 && e - *c >= kMarkRead32; *c += 32)
+    for (uint32_t m = mark_bytes32(*c); m; m &= m - 1)
+      if (const char* at = *c + __builtin_ctz(m); marks_time(b, e, at)) return at;
+  return nullptr;
+}
+bool has_avx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#endif
 }  // namespace
 
 // A line's own bounds and the whole buffer's answer alike (see next_time_mark).
@@ -190,6 +225,10 @@ size_t next_time_mark(std::string_view buf, size_t from, size_t to) {
   const char* e = b + buf.size();
   const char* c = b + from;
   const char* end = b + std::min(to, buf.size());
+#if defined(ATTRIBUTION_AVX2)
+  if (has_avx2())
+    if (const char* at = next_mark32(b, e, &c, end)) return static_cast<size_t>(at - b);
+#endif
 #if defined(__SSE2__)
   for (; end - c >= 16 && e - c >= kMarkRead; c += 16)
     for (unsigned m = mark_bytes(c); m; m &= m - 1)
