@@ -52,18 +52,28 @@ TEST_CASE("hosts: two nodes that differ, or no majority, name nobody") {
 }
 
 TEST_CASE("hosts: NCCL set-up lines and no communicator that finished init read as a stop inside NCCL's init") {
-  Builder b;
-  setting(b, "node1", "NCCL_SOCKET_IFNAME", "eth0");
-  setting(b, "node2", "NCCL_SOCKET_IFNAME", "eth0");
-  auto l = stall_in(b);
-  REQUIRE(l);
-  CHECK(l->kind == "init-incomplete");
-  CHECK(l->family == "configuration");
-  CHECK(l->blame == Blame::unknown);
-  CHECK(l->confidence == Confidence::low);
-  CHECK(l->host.empty());  // nothing says which node stalled
-  CHECK(l->title == "NCCL began setting up on 2 hosts and no communicator finished its init (no 'Init COMPLETE' line)");
-  CHECK(l->findings.size() == 2);
+  // The machines whose set-up lines there are ("" for lines that name none), and what is said of them:
+  // one machine is named, several are not (nothing says which one stalled).
+  struct Case {
+    std::vector<const char*> hosts;
+    std::string host, where;
+  };
+  for (const Case& c : {Case{{"node1", "node2"}, "", "2 hosts"}, Case{{"node3", "node3"}, "node3", "node3"},
+                        Case{{""}, "", "an unnamed host"}, Case{{"node3", ""}, "", "2 hosts"}}) {
+    Builder b;
+    const char* names[] = {"NCCL_SOCKET_IFNAME", "NCCL_IB_HCA"};
+    for (size_t i = 0; i < c.hosts.size(); ++i) setting(b, c.hosts[i], names[i % 2], "x");
+    auto l = stall_in(b);
+    INFO(c.where);
+    REQUIRE(l);
+    CHECK(l->kind == "init-incomplete");
+    CHECK(l->family == "configuration");
+    CHECK(l->blame == Blame::unknown);
+    CHECK(l->confidence == Confidence::low);
+    CHECK(l->host == c.host);
+    CHECK(l->title == "NCCL began setting up on " + c.where + " and no communicator finished its init (no 'Init COMPLETE' line)");
+    CHECK(l->findings.size() == c.hosts.size());
+  }
 }
 
 TEST_CASE("hosts: a communicator that finished init, a step report or no set-up line at all is not a stop in init") {
@@ -80,28 +90,4 @@ TEST_CASE("hosts: a communicator that finished init, a step report or no set-up 
   Builder none;
   none.add("t.progress", "node1", kT0, 0);
   CHECK_FALSE(stall_in(none));
-}
-
-TEST_CASE("hosts: a stop inside NCCL's init names the one machine whose set-up lines there are, never one of several") {
-  Builder one;
-  setting(one, "node3", "NCCL_SOCKET_IFNAME", "eth0");
-  setting(one, "node3", "NCCL_IB_HCA", "mlx5_0");
-  auto l1 = stall_in(one);
-  REQUIRE(l1);
-  CHECK(l1->host == "node3");
-  CHECK(l1->title == "NCCL began setting up on node3 and no communicator finished its init (no 'Init COMPLETE' line)");
-
-  Builder unnamed;
-  setting(unnamed, "", "NCCL_SOCKET_IFNAME", "eth0");
-  auto l2 = stall_in(unnamed);
-  REQUIRE(l2);
-  CHECK(l2->host.empty());
-  CHECK(l2->title == "NCCL began setting up on an unnamed host and no communicator finished its init (no 'Init COMPLETE' line)");
-
-  Builder mixed;  // a named machine and lines that name none: two, so neither is named
-  setting(mixed, "node3", "NCCL_SOCKET_IFNAME", "eth0");
-  setting(mixed, "", "NCCL_IB_HCA", "mlx5_0");
-  auto l3 = stall_in(mixed);
-  REQUIRE(l3);
-  CHECK(l3->host.empty());
 }

@@ -88,14 +88,13 @@ FileTimes::Anchor FileTimes::search_forward(size_t q) {
   size_t line = first_nl + 1;  // the next unread line
   size_t swept = line;         // marks are looked for from here (mid-line when a line is longer than a sweep)
   int64_t index = 0;           // of the line at `line`
-  // The last line start known with its index, at most kInferSearchLines: where the limit's count resumes.
-  size_t known = line;
-  int64_t known_index = 0;
+  // (line, index) before the last count: a count may carry index past the limit.
+  size_t counted_from = line;
+  int64_t counted_from_index = 0;
   auto count_to = [&](size_t next) {
-    known = line, known_index = index;
+    counted_from = line, counted_from_index = index;
     index += static_cast<int64_t>(count_byte(buf_.substr(line, next - line), '\n'));
     line = next;
-    if (index <= kInferSearchLines) known = line, known_index = index;
   };
   while (line < buf_.size() && index < kInferSearchLines) {
     const size_t to = std::min(buf_.size(), swept + kSweepBytes);
@@ -113,13 +112,13 @@ FileTimes::Anchor FileTimes::search_forward(size_t q) {
     if (nl == std::string_view::npos) break;
     line = swept = nl + 1;
     ++index;
-    if (index <= kInferSearchLines) known = line, known_index = index;
   }
   // Not found: where a line-by-line look would have stopped (the newline after the last line it
   // read), which later queries use as the edge of what was read: the kInferSearchLines-th newline
-  // after q's line, counted on from the last line whose index is known.
-  size_t p = known - 1;  // the newline before it (q's own for index 0)
-  for (int64_t n = known_index; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n)
+  // after q's line, counted on from the last line whose index is at most that.
+  const bool past = index > kInferSearchLines;
+  size_t p = (past ? counted_from : line) - 1;  // the newline before it (q's own for index 0)
+  for (int64_t n = past ? counted_from_index : index; n < kInferSearchLines && p != std::string_view::npos && p + 1 < buf_.size(); ++n)
     p = buf_.find('\n', p + 1);
   return Anchor{p == std::string_view::npos ? buf_.size() : p, std::nullopt};
 }

@@ -117,12 +117,13 @@ class FileScanner {
     std::vector<int> hits, blocks;
     std::vector<std::map<std::string, std::string>> groups;  // each hit's captures, from verify
     bytes_ = bytes ? &*bytes : nullptr;
-    while ((pos = next_candidate(buf, pos)) != std::string_view::npos) {
+    size_t hit = 0;  // where the candidate line's first literal starts
+    while ((pos = next_candidate(buf, pos, &hit)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf, pos);
       line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
       const size_t at = static_cast<size_t>(line.data() - buf.data());
-      verify(pos, line, hit_ > at ? hit_ - at : 0, &hits, &blocks, &groups, out);
+      verify(pos, line, hit > at ? hit - at : 0, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
         ++out.matching;
         LinePrefix prefix = times_->prefix_at(pos);
@@ -156,8 +157,9 @@ class FileScanner {
  private:
   // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
   // window at a time, overlapping by the longest literal, and the mapping's pages behind the
-  // window are released: resident memory stays flat whatever the file's size.
-  size_t next_candidate(std::string_view buf, size_t from) {
+  // window are released: resident memory stays flat whatever the file's size. `hit`: where the
+  // line's first literal starts (none starts before it).
+  size_t next_candidate(std::string_view buf, size_t from, size_t* hit) {
     while (from < buf.size()) {
       if (bytes_ && from > released_ + kReleaseStep) {
         released_ = from - kReleaseStep / 4;  // a time anchor may look back a little
@@ -165,7 +167,7 @@ class FileScanner {
         bytes_->release(released_);
       }
       size_t end = std::min(buf.size(), from + kReleaseStep);
-      size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_, &hit_);
+      size_t c = m_.next_candidate_line(buf.substr(0, end), from, search_, hit);
       if (c != std::string_view::npos) {
         // The line's own start: a later window's `from` may be mid-line. The first `from` is a
         // line start after every line already scanned, so this never goes back to one of them.
@@ -548,7 +550,6 @@ class FileScanner {
     return m.substr(std::min(m.size(), m.find_first_not_of(" \t")));  // an indented paste's
   };
   size_t released_ = 0;  // the mapping's pages before this were released
-  size_t hit_ = 0;       // where next_candidate's line holds its first literal
   size_t counted_pos_ = 0;
   int64_t counted_lines_ = 0;  // newlines in [0, counted_pos_)
   FileBytes* bytes_ = nullptr;  // the file's bytes, while run() reads them (null for inline text)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/rules/literal_search.hpp"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -163,54 +165,43 @@ bool marks_time(const char* b, const char* e, const char* c) {
   return (*c == ':' && clock_at(b, e, c)) || (*c == '[' && mono_at(e, c)) || (*c == '_' && journal_time_at(e, c));
 }
 
-// The offsets that may start a stamp's mark, 16 at a time, by the mark's first two bytes, and for a
-// clock its second colon: ':' with ':' three bytes on (an NCCL "host:pid:tid" or a "key: value" has
-// one colon), '[' before a blank or a digit, "__". Reads 19 bytes from c.
+// The offsets that may start a stamp's mark, sizeof(V) at a time, by the mark's first two bytes, and
+// for a clock its second colon: ':' with ':' three bytes on (an NCCL "host:pid:tid" or a "key: value"
+// has one colon), '[' before a blank or a digit, "__". Reads sizeof(V) + 3 bytes from c. One
+// definition for both widths (GCC vector types); each width's caller turns the lanes into a mask.
+typedef signed char Lanes16 __attribute__((vector_size(16)));
+typedef signed char Lanes32 __attribute__((vector_size(32)));
+template <class V>
+[[gnu::always_inline]] inline void mark_lanes(const char* c, V* lanes) {
+  V v, next, third;
+  std::memcpy(&v, c, sizeof v);
+  std::memcpy(&next, c + 1, sizeof v);
+  std::memcpy(&third, c + 3, sizeof v);
+  const V blank_or_digit = (next == ' ') | ((next >= '0') & (next <= '9'));
+  *lanes = ((v == ':') & (third == ':')) | ((v == '[') & blank_or_digit) | ((v == '_') & (next == '_'));
+}
+template <class V>
+constexpr ptrdiff_t kMarkRead = sizeof(V) + 3;
+
 #if defined(__SSE2__)
-constexpr ptrdiff_t kMarkRead = 19;
 unsigned mark_bytes(const char* c) {
-  auto load = [](const char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
-  const __m128i v = load(c), next = load(c + 1), third = load(c + 3);
-  const __m128i colon = _mm_set1_epi8(':');
-  const __m128i clock = _mm_and_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(third, colon));
-  const __m128i digit_offset = _mm_sub_epi8(next, _mm_set1_epi8('0'));
-  const __m128i digit_next = _mm_cmpeq_epi8(_mm_min_epu8(digit_offset, _mm_set1_epi8(9)), digit_offset);
-  const __m128i blank_or_digit = _mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8(' ')), digit_next);
-  const __m128i mono = _mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('[')), blank_or_digit);
-  const __m128i underscore = _mm_set1_epi8('_');
-  const __m128i journal = _mm_and_si128(_mm_cmpeq_epi8(v, underscore), _mm_cmpeq_epi8(next, underscore));
-  return static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(clock, _mm_or_si128(mono, journal))));
+  Lanes16 m;
+  mark_lanes(c, &m);
+  return static_cast<unsigned>(_mm_movemask_epi8(reinterpret_cast<__m128i>(m)));
 }
 #endif
 
 #if defined(ATTRIBUTION_AVX2)
-// mark_bytes for 32 offsets at once, where the CPU has AVX2 (a look forward sweeps up to 5000 lines
-// of a file whose stamps are far apart). Reads 35 bytes from c.
-constexpr ptrdiff_t kMarkRead32 = 35;
-__attribute__((target("avx2"))) uint32_t mark_bytes32(const char* c) {
-  const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c));
-  const __m256i next = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 1));
-  const __m256i third = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 3));
-  const __m256i colon = _mm256_set1_epi8(':');
-  const __m256i clock = _mm256_and_si256(_mm256_cmpeq_epi8(v, colon), _mm256_cmpeq_epi8(third, colon));
-  const __m256i digit_offset = _mm256_sub_epi8(next, _mm256_set1_epi8('0'));
-  const __m256i digit_next = _mm256_cmpeq_epi8(_mm256_min_epu8(digit_offset, _mm256_set1_epi8(9)), digit_offset);
-  const __m256i blank_or_digit = _mm256_or_si256(_mm256_cmpeq_epi8(next, _mm256_set1_epi8(' ')), digit_next);
-  const __m256i mono = _mm256_and_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('[')), blank_or_digit);
-  const __m256i underscore = _mm256_set1_epi8('_');
-  const __m256i journal = _mm256_and_si256(_mm256_cmpeq_epi8(v, underscore), _mm256_cmpeq_epi8(next, underscore));
-  return static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_or_si256(clock, _mm256_or_si256(mono, journal))));
-}
-// The first mark in [c, end) found 32 offsets at a time, or null; *c is left where the blocks stopped.
+// 32 offsets at once, where the CPU has AVX2 (a look forward sweeps up to 5000 lines of a file whose
+// stamps are far apart). The first mark in [c, end), or null; *c is left where the blocks stopped.
 __attribute__((target("avx2"))) const char* next_mark32(const char* b, const char* e, const char** c, const char* end) {
-  for (; end - *c >= 32 && e - *c >= kMarkRead32; *c += 32)
-    for (uint32_t m = mark_bytes32(*c); m; m &= m - 1)
+  for (; end - *c >= 32 && e - *c >= kMarkRead<Lanes32>; *c += 32) {
+    Lanes32 lanes;
+    mark_lanes(*c, &lanes);
+    for (auto m = static_cast<uint32_t>(_mm256_movemask_epi8(reinterpret_cast<__m256i>(lanes))); m; m &= m - 1)
       if (const char* at = *c + __builtin_ctz(m); marks_time(b, e, at)) return at;
+  }
   return nullptr;
-}
-bool has_avx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
 }
 #endif
 }  // namespace
@@ -226,11 +217,11 @@ size_t next_time_mark(std::string_view buf, size_t from, size_t to) {
   const char* c = b + from;
   const char* end = b + std::min(to, buf.size());
 #if defined(ATTRIBUTION_AVX2)
-  if (has_avx2())
+  if (LiteralSearch::avx2_available())
     if (const char* at = next_mark32(b, e, &c, end)) return static_cast<size_t>(at - b);
 #endif
 #if defined(__SSE2__)
-  for (; end - c >= 16 && e - c >= kMarkRead; c += 16)
+  for (; end - c >= 16 && e - c >= kMarkRead<Lanes16>; c += 16)
     for (unsigned m = mark_bytes(c); m; m &= m - 1)
       if (marks_time(b, e, c + __builtin_ctz(m))) return static_cast<size_t>(c + __builtin_ctz(m) - b);
 #endif
@@ -245,7 +236,7 @@ size_t prev_time_mark(std::string_view buf, size_t from, size_t to) {
   const char* lo = b + from;
   const char* c = b + std::min(to, buf.size());  // candidates lie before c
 #if defined(__SSE2__)
-  while (c > lo && e - c < kMarkRead - 16)  // the blocks below read this far past their end
+  while (c > lo && e - c < kMarkRead<Lanes16> - 16)  // the blocks below read this far past their end
     if (marks_time(b, e, --c)) return static_cast<size_t>(c - b);
   for (; c - lo >= 16; c -= 16)
     for (unsigned m = mark_bytes(c - 16); m; m &= ~(1u << (31 - __builtin_clz(m))))
