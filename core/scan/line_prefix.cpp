@@ -4,6 +4,9 @@
 #include <cctype>
 #include <cstring>
 #include <optional>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/base/limits.hpp"
 #include "core/scan/json_record.hpp"
@@ -595,17 +598,31 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
     }
   }
   // A syslog header further in: "Mon dd hh:mm:ss host tag:" after a space.
-  // Tested byte by byte: a progress bar's line holds dozens of spaces, a find call each cost more.
-  for (size_t at = 0, end = std::min<size_t>(s.size(), 300); at < end; ++at) {
-    if (s[at] != ' ' || s.size() - at - 1 < 16 || s[at + 4] != ' ') continue;
+  const size_t end = s.size() < 17 ? 0 : std::min<size_t>(s.size() - 16, 300);  // room for the header
+  auto header_at = [&](size_t at) -> std::optional<LinePrefix> {
     std::string_view r = s.substr(at + 1);
-    if (!month_from_abbrev(r.substr(0, 3))) continue;
+    if (!month_from_abbrev(r.substr(0, 3))) return std::nullopt;
     LinePrefix q = parse_prefix_at(r);
-    if (q.civil && !q.host.empty()) {
-      q.message_offset += at + 1;
-      return q;
-    }
+    if (!q.civil || q.host.empty()) return std::nullopt;
+    q.message_offset += at + 1;
+    return q;
+  };
+  size_t at = 0;
+#if defined(__SSE2__)
+  // Every line without a machine comes here: 16 offsets at a time, only where a space stands both at
+  // the offset and four bytes on (the blank after "Mon"). A progress bar's line holds dozens of spaces.
+  const __m128i blank = _mm_set1_epi8(' ');
+  for (; at + 16 <= end && at + 20 <= s.size(); at += 16) {
+    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at));
+    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + at + 4));
+    auto both = static_cast<unsigned>(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, blank), _mm_cmpeq_epi8(b, blank))));
+    for (; both; both &= both - 1)
+      if (auto q = header_at(at + static_cast<size_t>(__builtin_ctz(both)))) return q;
   }
+#endif
+  for (; at < end; ++at)
+    if (s[at] == ' ' && s[at + 4] == ' ')
+      if (auto q = header_at(at)) return q;
   return std::nullopt;
 }
 
