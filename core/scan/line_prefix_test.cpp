@@ -320,6 +320,21 @@ TEST_CASE("prefixes behind a wrapper: grep's file name, an alert text before a s
   CHECK(parse_line_prefix("nothing here: at all").host.empty());
 }
 
+TEST_CASE("a syslog header behind a wrapper is found at every offset: in a 16-offset block, across a block's edge, in the tail") {
+  // The wrapper's text before the header grows one byte at a time, with a decoy pair of blanks four apart
+  // ("a  b   c") that is no header, so the block scan's candidates, its edges and the byte-by-byte tail
+  // (the last offsets before the header's minimum length) all meet it.
+  const std::string header = "Mar 14 09:41:07 gpu1 kernel: x";  // short: within the last 16 offsets, the tail
+  for (size_t k = 0; k < 48; ++k) {
+    std::string wrapper = std::string(k, 'w') + " a   b: ";
+    std::string line = wrapper + header;
+    LinePrefix p = parse_line_prefix(line);
+    INFO(line);
+    CHECK(p.host == "gpu1");
+    CHECK(std::string_view(line).substr(p.message_offset) == "x");
+  }
+}
+
 TEST_CASE("Ray prefixes name the node by its address") {
   auto w = parse_line_prefix("(RayWorkerWrapper pid=270291, ip=10.175.94.190) [rank3]:[E219 08:58:32.606693321 ProcessGroupNCCL.cpp:1834] x");
   CHECK(w.host == "10.175.94.190");
