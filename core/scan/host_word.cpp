@@ -77,6 +77,19 @@ bool gpu_index_word(std::string_view w) {
   return n.size() == 1 || (n[0] != '0' && (n[0] - '0') * 10 + (n[1] - '0') < 16);
 }
 
+bool prose_word(std::string_view w) {
+  static constexpr std::string_view kWords[] = {
+      "a", "an", "the", "and", "or", "but", "nor", "if", "then", "else", "with", "without", "for", "from", "to",
+      "into", "onto", "in", "on", "at", "of", "by", "as", "than", "via", "per", "is", "are", "was", "were", "be",
+      "been", "has", "have", "had", "do", "does", "did", "not", "no", "it", "its", "this", "that", "these",
+      "those", "which", "who", "when", "while", "where", "because", "since", "so", "also", "there", "we", "you",
+      "they", "he", "she", "i", "my", "our", "your", "their", "can", "could", "will", "would", "should", "may",
+      "might", "must", "after", "before", "during", "until", "all", "any", "some", "each", "every", "please"};
+  for (std::string_view k : kWords)
+    if (w == k) return true;
+  return false;
+}
+
 bool could_name_machine(std::string_view w) {
   // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
   // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it

@@ -22,6 +22,10 @@ bool redacted_host(std::string_view w);
 // written without leading zeros; "gpu042", "gpu-049", "gpu01" and "gpu17" are machines' names.
 bool gpu_index_word(std::string_view w);
 
+// A word of running prose ("with", "the", "and", "is"): a stamped continuation line ("<stamp> with
+// err: rpc error ...") reads like "<stamp> host tag:", but no machine is called that.
+bool prose_word(std::string_view w);
+
 // Whether a word before a label's ':' or a syslog tag can be a machine's name: host_like, and not a
 // Python module, a program, a GPU's index or a counter ("rank3", "step_100").
 bool could_name_machine(std::string_view w);

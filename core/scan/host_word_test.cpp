@@ -32,3 +32,12 @@ TEST_CASE("a machine's name, and the words shaped like one that are not") {
   CHECK_FALSE(could_name_machine("gfx90a"));
   CHECK(redacted_host("localhost"));
 }
+
+TEST_CASE("prose words are no machine's name, whole words only") {
+  CHECK(prose_word("with"));
+  CHECK(prose_word("the"));
+  CHECK(prose_word("is"));
+  CHECK_FALSE(prose_word("withers"));  // a word only begins like one
+  CHECK_FALSE(prose_word("node03"));
+  CHECK_FALSE(prose_word("With"));     // a sentence's first word is capitalised: a host's never is
+}

@@ -163,4 +163,25 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
   return out;
 }
 
+std::string without_common_indent(std::string_view block) {
+  size_t common = std::string_view::npos;
+  for (size_t pos = 0; pos <= block.size();) {
+    size_t eol = std::min(block.find('\n', pos), block.size());
+    std::string_view l = block.substr(pos, eol - pos);
+    if (size_t lead = l.find_first_not_of(" \t"); lead != std::string_view::npos) common = std::min(common, lead);
+    pos = eol + 1;
+  }
+  if (common == 0 || common == std::string_view::npos) return std::string(block);
+  std::string out;
+  out.reserve(block.size());
+  for (size_t pos = 0; pos <= block.size();) {
+    size_t eol = std::min(block.find('\n', pos), block.size());
+    std::string_view l = block.substr(pos, eol - pos);
+    if (pos) out += '\n';
+    out.append(l.substr(std::min(common, l.size())));
+    pos = eol + 1;
+  }
+  return out;
+}
+
 }  // namespace attribution

@@ -645,3 +645,13 @@ TEST_CASE("the printed part of a line: after its prefixes, with or without the i
   CHECK(printed_part("no prefix at all", true) == "no prefix at all");
   CHECK(printed_part("", false).empty());
 }
+
+TEST_CASE("a block pasted indented is read flush left, its lines' layout kept") {
+  CHECK(without_common_indent("    F0101 x.cc:1] Check failed\n    *** Check failure stack trace: ***\n        @ 0x1 xla::f") ==
+        "F0101 x.cc:1] Check failed\n*** Check failure stack trace: ***\n    @ 0x1 xla::f");
+  CHECK(without_common_indent("  a\n\n  b") == "a\n\nb");        // an empty line does not hold the indent at 0
+  CHECK(without_common_indent("\ta\n\t\tb") == "a\n\tb");
+  CHECK(without_common_indent("a\n    b") == "a\n    b");       // nothing in common: unchanged
+  CHECK(without_common_indent("").empty());
+  CHECK(without_common_indent("   ") == "   ");                  // blanks only: nothing to read flush
+}

@@ -32,6 +32,15 @@ bool stamped_machine(std::string_view w) {
   return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w);
 }
 
+// The digits after the seconds' '.' or ',' of an ISO stamp.
+size_t fraction_digits(std::string_view stamp) {
+  size_t dot = stamp.find_first_of(".,", 17);
+  if (dot == std::string_view::npos) return 0;
+  size_t n = 0;
+  while (dot + 1 + n < stamp.size() && is_digit(stamp[dot + 1 + n])) ++n;
+  return n;
+}
+
 // dmesg's "[   12.345678]" at s[i] (defined with the other stamp readers below): a forwarder's syslog
 // template without the tag puts it straight after the host.
 std::optional<size_t> dmesg_mono(std::string_view s, size_t i, LinePrefix& p);
@@ -65,7 +74,7 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
   }
   if (s[a] != ' ') return i;
   std::string_view word = s.substr(i, a - i);
-  if (is_level_word(word) || word.size() > kMaxHostName) return i;
+  if (is_level_word(word) || prose_word(word) || word.size() > kMaxHostName) return i;
   size_t e = tag_end(a + 1);
   if (LinePrefix stamp; !e && dmesg_mono(s, a + 1, stamp) && could_name_machine(word) && !redacted_host(word)) {
     p.host = word;  // a forwarder's template without the tag: "<stamp> node3 [230333.706980] msg"
@@ -428,6 +437,14 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       if ((starts(rest, "stdout ") || starts(rest, "stderr ")) && rest.size() > 9 && (rest[7] == 'F' || rest[7] == 'P') &&
           rest[8] == ' ')
         return skip_blanks(s, j + 9);
+      // A CI runner's stamp (7 fractional digits) or kubectl's (9) comes before a program's own output,
+      // never a syslog host and tag: in "<stamp> initializing ddp: GLOBAL_RANK: 0" the words are the
+      // program's. Only a machine's name (with a digit) is still read there.
+      if (fraction_digits(r.substr(0, used)) > 6) {
+        size_t a = j;
+        while (a < s.size() && host_char(s[a])) ++a;
+        if (!stamped_machine(s.substr(j, a - j))) return j;
+      }
       return skip_blanks(s, syslog_host_tag(s, j, p));
     }
   }

@@ -1,4 +1,5 @@
 #include "core/scan/prefix_readers.hpp"
+#include "core/scan/line_prefix.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -37,4 +38,20 @@ TEST_CASE("syslog_host_tag reads a host and a tag after a syslog time, or leaves
   std::string_view plain = "no colon here at all";
   CHECK(syslog_host_tag(plain, 3, q) == 3);
   CHECK(q.host.empty());
+}
+
+TEST_CASE("a stamped continuation line's first words are prose, not a host and a tag") {
+  // A CI runner stamps every line of a wrapped message: "with err:" continues the line before it.
+  const std::string_view ci = "2024-05-01T12:00:01.1234567Z with err: rpc error: code = Unknown desc = x";
+  LinePrefix p = parse_line_prefix(ci);
+  CHECK(p.host.empty());
+  CHECK(printed_part(ci, true) == "with err: rpc error: code = Unknown desc = x");
+  for (std::string_view w : {"the", "and", "from", "is", "to"}) {
+    std::string line = "2024-05-01T12:00:01.123456+00:00 " + std::string(w) + " kernel: text";
+    CHECK(parse_line_prefix(line).host.empty());
+  }
+  // A machine's name in the same place is still read: the list holds prose, not short names.
+  LinePrefix m = parse_line_prefix("2024-05-01T12:00:01.123456+00:00 node03 kernel: text");
+  CHECK(m.host == "node03");
+  CHECK(parse_line_prefix("2024-05-01T12:00:01.123456+00:00 withers kernel: text").host == "withers");
 }

@@ -136,8 +136,13 @@ class FileScanner {
           std::map<std::string, std::string> caps;
           // Stamps before every line (a CI log's, a collector's): the block is read without them too.
           bool matched = m_.captures(r, block, &caps);
-          if (!matched)
-            if (std::string bare = join_block(pos, lines, true); bare != block && (matched = m_.captures(r, bare, &caps))) block = std::move(bare);
+          if (!matched) {
+            std::string bare = join_block(pos, lines, true);
+            if (bare != block && (matched = m_.captures(r, bare, &caps))) block = std::move(bare);
+            // A block pasted indented (a code block, a reply) is read flush left too.
+            else if (std::string flush = without_common_indent(bare); flush != bare && (matched = m_.captures(r, flush, &caps)))
+              block = std::move(flush);
+          }
           if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
         }
       }

@@ -11,9 +11,9 @@ losses recorded in levels.toml ([wrapped] family_lost), which may only fall.
   wrapped.py ATTRIBUTION --all      the whole dev part (slower), for finding classes
 """
 import concurrent.futures
+import hashlib
 import html
 import os
-import random
 import shutil
 import sys
 import tempfile
@@ -31,8 +31,14 @@ WRAPS = {
     "HTML entities": lambda line, i: html.escape(line),
     "indent": lambda line, i: "    " + line,
 }
-SAMPLE = 120          # dev incidents, chosen with a fixed seed
+EVERY = 6             # about one dev incident in EVERY, chosen by a hash of its slug and SEED
 SEED = 20261204
+
+
+def in_sample(slug):
+    """Whether a dev incident is wrapped: decided by its own slug, so an incident added to the corpus
+    never moves another in or out of the sample (a random draw over the list re-draws on every addition)."""
+    return int(hashlib.sha256(f"{SEED}:{slug}".encode()).hexdigest(), 16) % EVERY == 0
 
 
 def wrapped_copy(slug, wrap, work):
@@ -68,7 +74,7 @@ def main():
     binary = os.path.abspath(sys.argv[1])
     dev = [(s, m) for s, part, m in score.incidents() if part == "dev"]
     if "--all" not in sys.argv:
-        dev = random.Random(SEED).sample(dev, min(SAMPLE, len(dev)))
+        dev = [(s, m) for s, m in dev if in_sample(s)]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
         plain = dict(ex.map(lambda sm: (sm[0], score.family_of(binary, os.path.join(score.HERE, sm[0], "logs"), sm[1])), dev))
         right = [(s, m) for s, m in dev if plain[s] == m["truth"]["family"]]
