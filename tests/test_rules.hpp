@@ -100,6 +100,15 @@ category = "first_failure"
 match = [{ line = "Root Cause (first observed failure):\n[0]:\n  time      : 2026-06-08_19:04:45\n  host      : c561-007.x.edu\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 102930)" }]
 
 [[rule]]
+id = "t.check-failed"
+title = "A glog fatal check and the stack trace header after it (the stamp is part of the pattern)"
+literals = ["] Check failed: "]
+lines = 2
+pattern = 'F\d{4} \d\d:\d\d:[\d.]+\s+\d+ (?P<src>\S+\.cc):\d+\] Check failed: (?P<check>[^\n]*?)\s*\n\*\*\* Check failure stack trace: \*\*\*'
+role = "context"
+match = [{ line = "F0105 23:50:34.026692   34204 thunk.cc:175] Check failed: kind.has_value()\n*** Check failure stack trace: ***", captures = { src = "thunk.cc" } }]
+
+[[rule]]
 id = "t.progress"
 title = "A rank's progress counters (a dump signal, a Flight Recorder status)"
 literals = ["Last enqueued work"]

@@ -134,14 +134,18 @@ class FileScanner {
           const int lines = m_.rules().rules[r].lines;
           std::string block = join_block(pos, lines);
           std::map<std::string, std::string> caps;
-          // Stamps before every line (a CI log's, a collector's): the block is read without them too.
           bool matched = m_.captures(r, block, &caps);
+          // Read again without the stamp before every line (a CI log's, a collector's), and flush left
+          // (a block pasted indented: a code block, a reply) with and without the stamps (a glog line's
+          // stamp is part of what its block pattern reads).
           if (!matched) {
             std::string bare = join_block(pos, lines, true);
-            if (bare != block && (matched = m_.captures(r, bare, &caps))) block = std::move(bare);
-            // A block pasted indented (a code block, a reply) is read flush left too.
-            else if (std::string flush = without_common_indent(bare); flush != bare && (matched = m_.captures(r, flush, &caps)))
-              block = std::move(flush);
+            std::string tries[] = {bare, without_common_indent(bare), without_common_indent(block)};
+            for (std::string& t : tries)
+              if (t != block && (matched = m_.captures(r, t, &caps))) {
+                block = std::move(t);
+                break;
+              }
           }
           if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
         }

@@ -218,6 +218,31 @@ TEST_CASE("a multi-line block in a CI log: a stamp before every line") {
   CHECK(r.findings[0].rank == 9);
 }
 
+TEST_CASE("a multi-line block pasted indented is read flush left, with or without its stamp") {
+  Fixture fx;
+  auto p = fx.dir.file("indented.md", first_failure_summary("    "));
+  auto r = fx.run({p});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(fx.rule(r.findings[0]).id == "t.first-failure");
+  CHECK(r.findings[0].host == "node2");
+  CHECK(r.findings[0].rank == 9);
+  // A CI runner's stamp before every line of an indented paste: without the stamps, then flush left.
+  auto c = fx.run({fx.dir.file("ci-indented.log", first_failure_summary("2025-03-14T09:45:01.0000000Z     "))});
+  REQUIRE(c.findings.size() == 1);
+  CHECK(c.findings[0].rank == 9);
+  // A glog line's stamp is part of what its block pattern reads: flush left with the stamp kept.
+  auto q = fx.dir.file("glog.md",
+                       "    F0314 09:41:07.026692   34204 thunk.cc:175] Check failed: kind.has_value() \n"
+                       "    *** Check failure stack trace: ***\n");
+  auto g = fx.run({q});
+  auto flat = fx.run({fx.dir.file("glog.txt", "F0314 09:41:07.026692   34204 thunk.cc:175] Check failed: kind.has_value() \n*** Check failure stack trace: ***\n")});
+  CHECK(flat.findings.size() == 1);
+  REQUIRE(g.findings.size() == 1);
+  CHECK(fx.rule(g.findings[0]).id == "t.check-failed");
+  REQUIRE(!g.findings[0].evidence.empty());
+  CHECK(g.findings[0].evidence[0].text.rfind("F0314 09:41:07", 0) == 0);  // what matched: flush left, stamp kept
+}
+
 TEST_CASE("a burst of identical lines is one finding with a count: memory follows findings") {
   Fixture fx;
   std::string text;
