@@ -10,6 +10,12 @@ inline bool host_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
 }
 
+// Where the run of host_char bytes starting at s[i] ends (i when there is none).
+inline size_t host_word_end(std::string_view s, size_t i) {
+  while (i < s.size() && host_char(s[i])) ++i;
+  return i;
+}
+
 // A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
 // '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
 bool host_like(std::string_view w);

@@ -163,24 +163,25 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
   return out;
 }
 
-std::string without_common_indent(std::string_view block) {
+std::optional<std::string> without_common_indent(std::string_view block) {
+  auto each_line = [&](auto&& f) {
+    for (size_t pos = 0; pos <= block.size();) {
+      const size_t eol = std::min(block.find('\n', pos), block.size());
+      f(pos, block.substr(pos, eol - pos));
+      pos = eol + 1;
+    }
+  };
   size_t common = std::string_view::npos;
-  for (size_t pos = 0; pos <= block.size();) {
-    size_t eol = std::min(block.find('\n', pos), block.size());
-    std::string_view l = block.substr(pos, eol - pos);
+  each_line([&](size_t, std::string_view l) {
     if (size_t lead = l.find_first_not_of(" \t"); lead != std::string_view::npos) common = std::min(common, lead);
-    pos = eol + 1;
-  }
-  if (common == 0 || common == std::string_view::npos) return std::string(block);
+  });
+  if (common == 0 || common == std::string_view::npos) return std::nullopt;
   std::string out;
   out.reserve(block.size());
-  for (size_t pos = 0; pos <= block.size();) {
-    size_t eol = std::min(block.find('\n', pos), block.size());
-    std::string_view l = block.substr(pos, eol - pos);
+  each_line([&](size_t pos, std::string_view l) {
     if (pos) out += '\n';
     out.append(l.substr(std::min(common, l.size())));
-    pos = eol + 1;
-  }
+  });
   return out;
 }
 

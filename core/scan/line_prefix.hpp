@@ -63,8 +63,8 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
                              bool messages = false);
 
 // A joined block with the blanks every non-empty line starts with removed (a block pasted indented, as a
-// code block or under a reply): the lines' layout relative to each other stays.
-std::string without_common_indent(std::string_view block);
+// code block or under a reply): the lines' layout relative to each other stays. None when no blank is common.
+std::optional<std::string> without_common_indent(std::string_view block);
 
 // The UTC time a prefix gives, if it gives one.
 std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx);

@@ -651,7 +651,8 @@ TEST_CASE("a block pasted indented is read flush left, its lines' layout kept") 
         "F0101 x.cc:1] Check failed\n*** Check failure stack trace: ***\n    @ 0x1 xla::f");
   CHECK(without_common_indent("  a\n\n  b") == "a\n\nb");        // an empty line does not hold the indent at 0
   CHECK(without_common_indent("\ta\n\t\tb") == "a\n\tb");
-  CHECK(without_common_indent("a\n    b") == "a\n    b");       // nothing in common: unchanged
-  CHECK(without_common_indent("").empty());
-  CHECK(without_common_indent("   ") == "   ");                  // blanks only: nothing to read flush
+  CHECK(without_common_indent("  a\n") == "a\n");                // a last newline stays
+  CHECK_FALSE(without_common_indent("a\n    b"));                // nothing in common: no other reading
+  CHECK_FALSE(without_common_indent(""));
+  CHECK_FALSE(without_common_indent("   "));                      // blanks only: nothing to read flush
 }

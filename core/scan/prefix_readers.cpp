@@ -32,9 +32,10 @@ bool stamped_machine(std::string_view w) {
   return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w);
 }
 
-// The digits after the seconds' '.' or ',' of an ISO stamp.
+// The digits after the seconds' '.' or ',' of an ISO stamp (its fraction starts after the date and clock).
 size_t fraction_digits(std::string_view stamp) {
-  size_t dot = stamp.find_first_of(".,", 17);
+  constexpr size_t kDateAndClock = std::string_view("YYYY-MM-DDTHH:MM:SS").size();
+  size_t dot = stamp.find_first_of(".,", kDateAndClock);
   if (dot == std::string_view::npos) return 0;
   size_t n = 0;
   while (dot + 1 + n < stamp.size() && is_digit(stamp[dot + 1 + n])) ++n;
@@ -48,8 +49,7 @@ std::optional<size_t> dmesg_mono(std::string_view s, size_t i, LinePrefix& p);
 }  // namespace
 
 size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
-  size_t a = i;
-  while (a < s.size() && host_char(s[a])) ++a;
+  const size_t a = host_word_end(s, i);
   if (a == i || a >= s.size()) return i;
   auto tag_end = [&](size_t j) -> size_t {  // "tag:" or "tag[123]:"
     size_t b = j;
@@ -156,8 +156,7 @@ std::string_view step_daemon_node(std::string_view w) {
 
 // "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
 size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
-  size_t a = i;
-  while (a < s.size() && host_char(s[a])) ++a;
+  const size_t a = host_word_end(s, i);
   if (a == i || a + 1 >= s.size() || s[a] != ':' || s[a + 1] != ' ') return i;
   std::string_view w = s.substr(i, a - i);
   if (std::string_view node = step_daemon_node(w); !node.empty()) {
@@ -176,8 +175,7 @@ namespace {
 
 // "host program " at s[i..] (no colon after the program): sets host; the offset after it, or i.
 size_t host_then_program(std::string_view s, size_t i, LinePrefix& p) {
-  size_t a = i;
-  while (a < s.size() && host_char(s[a])) ++a;
+  const size_t a = host_word_end(s, i);
   if (a == i || a >= s.size() || s[a] != ' ' || !host_like(s.substr(i, a - i))) return i;
   size_t b = a + 1;
   while (b < s.size() && (host_char(s[b]) || s[b] == '/')) ++b;
@@ -285,8 +283,7 @@ Next torchrun_label(std::string_view s, size_t i, LinePrefix& p) {
 // After a stamp, a machine's name before a colon or a level word: "[2025-03-14 09:41:07] gpu-node-9: ...",
 // "2025-03-14 09:41:07,123 gpu-node-9 ERROR ..." (a logging format with the host in it).
 size_t stamped_host(std::string_view s, size_t i, LinePrefix& p) {
-  size_t a = i;
-  while (a < s.size() && host_char(s[a])) ++a;
+  const size_t a = host_word_end(s, i);
   if (a == i || a + 1 >= s.size() || !stamped_machine(s.substr(i, a - i))) return i;
   size_t after = 0;
   if (s[a] == ':' && s[a + 1] == ' ') after = a + 2;
@@ -440,11 +437,7 @@ Next plain_stamp(std::string_view s, size_t i, LinePrefix& p) {
       // A CI runner's stamp (7 fractional digits) or kubectl's (9) comes before a program's own output,
       // never a syslog host and tag: in "<stamp> initializing ddp: GLOBAL_RANK: 0" the words are the
       // program's. Only a machine's name (with a digit) is still read there.
-      if (fraction_digits(r.substr(0, used)) > 6) {
-        size_t a = j;
-        while (a < s.size() && host_char(s[a])) ++a;
-        if (!stamped_machine(s.substr(j, a - j))) return j;
-      }
+      if (fraction_digits(r.substr(0, used)) > 6 && !stamped_machine(s.substr(j, host_word_end(s, j) - j))) return j;
       return skip_blanks(s, syslog_host_tag(s, j, p));
     }
   }

@@ -135,18 +135,11 @@ class FileScanner {
           std::string block = join_block(pos, lines);
           std::map<std::string, std::string> caps;
           bool matched = m_.captures(r, block, &caps);
-          // Read again without the stamp before every line (a CI log's, a collector's), and flush left
-          // (a block pasted indented: a code block, a reply) with and without the stamps (a glog line's
-          // stamp is part of what its block pattern reads).
-          if (!matched) {
-            std::string bare = join_block(pos, lines, true);
-            std::string tries[] = {bare, without_common_indent(bare), without_common_indent(block)};
-            for (std::string& t : tries)
-              if (t != block && (matched = m_.captures(r, t, &caps))) {
-                block = std::move(t);
-                break;
-              }
-          }
+          if (!matched)
+            if (auto other = reread_block(r, pos, lines, block, &caps)) {
+              block = std::move(*other);
+              matched = true;
+            }
           if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
         }
       }
@@ -347,6 +340,21 @@ class FileScanner {
     // clock that runs ahead, and must stay in the window's year to be reported as such.
     constexpr Micros kWindowSlack = 31 * 24 * 3600 * kMicrosPerSecond;
     if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end + kWindowSlack), w_.window.end + kWindowSlack);
+  }
+
+  // A block rule's text that did not match as joined, read the other ways a paste may show it: without
+  // the stamp before every line (a CI log's, a collector's), then flush left (a block pasted indented: a
+  // code block, a reply) without the stamps and with them (a glog line's stamp is part of what its block
+  // pattern reads). The first reading that matches; each is tried once.
+  std::optional<std::string> reread_block(int r, size_t pos, int lines, std::string_view block,
+                                          std::map<std::string, std::string>* caps) {
+    std::string bare = join_block(pos, lines, true);
+    const bool stamped = bare != block;
+    if (stamped && m_.captures(r, bare, caps)) return bare;
+    if (auto flush = without_common_indent(bare); flush && m_.captures(r, *flush, caps)) return flush;
+    if (stamped)
+      if (auto flush = without_common_indent(block); flush && m_.captures(r, *flush, caps)) return flush;
+    return std::nullopt;
   }
 
   std::string join_block(size_t start, int lines, bool messages = false) {

@@ -208,35 +208,30 @@ TEST_CASE("a file with colour codes and a web page's quotes: rules read what the
   CHECK(f.evidence[0].text.find("pid='<unknown>'") != std::string::npos);
 }
 
-TEST_CASE("a multi-line block in a CI log: a stamp before every line") {
-  Fixture fx;
-  auto p = fx.dir.file("ci.log", first_failure_summary("2025-03-14T09:45:01.0000000Z "));
-  auto r = fx.run({p});
-  REQUIRE(r.findings.size() == 1);
-  CHECK(fx.rule(r.findings[0]).id == "t.first-failure");
-  CHECK(r.findings[0].host == "node2");
-  CHECK(r.findings[0].rank == 9);
+TEST_CASE("a multi-line block behind a wrapper on every line: CI stamps, an indent, both") {
+  // Without the stamps, flush left, or both: each wrapping needs one of the block's other readings.
+  for (std::string before : {"2025-03-14T09:45:01.0000000Z ", "    ", "2025-03-14T09:45:01.0000000Z     "}) {
+    Fixture fx;
+    auto r = fx.run({fx.dir.file("wrapped.log", first_failure_summary(before))});
+    INFO("before every line: '" << before << "'");
+    REQUIRE(r.findings.size() == 1);
+    CHECK(fx.rule(r.findings[0]).id == "t.first-failure");
+    CHECK(r.findings[0].host == "node2");
+    CHECK(r.findings[0].rank == 9);
+  }
 }
 
-TEST_CASE("a multi-line block pasted indented is read flush left, with or without its stamp") {
+TEST_CASE("a glog block pasted indented is read flush left with its stamp, which its pattern reads") {
   Fixture fx;
-  auto p = fx.dir.file("indented.md", first_failure_summary("    "));
-  auto r = fx.run({p});
-  REQUIRE(r.findings.size() == 1);
-  CHECK(fx.rule(r.findings[0]).id == "t.first-failure");
-  CHECK(r.findings[0].host == "node2");
-  CHECK(r.findings[0].rank == 9);
-  // A CI runner's stamp before every line of an indented paste: without the stamps, then flush left.
-  auto c = fx.run({fx.dir.file("ci-indented.log", first_failure_summary("2025-03-14T09:45:01.0000000Z     "))});
-  REQUIRE(c.findings.size() == 1);
-  CHECK(c.findings[0].rank == 9);
-  // A glog line's stamp is part of what its block pattern reads: flush left with the stamp kept.
-  auto q = fx.dir.file("glog.md",
-                       "    F0314 09:41:07.026692   34204 thunk.cc:175] Check failed: kind.has_value() \n"
-                       "    *** Check failure stack trace: ***\n");
-  auto g = fx.run({q});
-  auto flat = fx.run({fx.dir.file("glog.txt", "F0314 09:41:07.026692   34204 thunk.cc:175] Check failed: kind.has_value() \n*** Check failure stack trace: ***\n")});
-  CHECK(flat.findings.size() == 1);
+  const std::string glog = "F0314 09:41:07.026692   34204 thunk.cc:175] Check failed: kind.has_value() \n*** Check failure stack trace: ***\n";
+  REQUIRE(fx.run({fx.dir.file("glog.txt", glog)}).findings.size() == 1);  // the rule reads the block as printed
+  std::string indented;
+  for (size_t at = 0; at < glog.size();) {
+    const size_t eol = glog.find('\n', at);
+    indented += "    " + glog.substr(at, eol + 1 - at);
+    at = eol + 1;
+  }
+  auto g = fx.run({fx.dir.file("glog.md", indented)});
   REQUIRE(g.findings.size() == 1);
   CHECK(fx.rule(g.findings[0]).id == "t.check-failed");
   REQUIRE(!g.findings[0].evidence.empty());
