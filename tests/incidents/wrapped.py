@@ -11,9 +11,11 @@ losses recorded in levels.toml ([wrapped] family_lost), which may only fall.
   wrapped.py ATTRIBUTION --all      the whole dev part (slower), for finding classes
 """
 import concurrent.futures
+import datetime
 import hashlib
 import html
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -25,12 +27,34 @@ WRAPS = {
     "srun -l": lambda line, i: "3: " + line,
     "docker compose": lambda line, i: "trainer-1  | " + line,
     "quoted reply": lambda line, i: "> " + line,
-    "CI stamp": lambda line, i: "2024-05-01T12:00:%02d.1234567Z " % (i % 60) + line,
+    "CI stamp": lambda line, i, start=None: ci_stamp(start, i) + line,
     "colour codes": lambda line, i: "\x1b[31m" + line + "\x1b[0m",
     "typographic quotes": lambda line, i: line.replace("'", "\u2019"),
     "HTML entities": lambda line, i: html.escape(line),
     "indent": lambda line, i: "    " + line,
 }
+STAMP = re.compile(r"\b(20\d\d)-([01]\d)-([0-3]\d)(?:[T ]([0-2]\d):([0-5]\d):([0-5]\d))?")
+
+
+def first_stamp(text):
+    """Where a CI runner's stamps would start: the log's own first date and time (a runner stamps each
+    line as it is printed, so its stamps agree with the log's), or a fixed moment for a log with none."""
+    m = STAMP.search(text)
+    if not m:
+        return datetime.datetime(2024, 5, 1, 12, 0, 0)
+    y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
+    try:
+        return datetime.datetime(y, mo, d, h, mi, s) if m.group(4) else datetime.datetime(y, mo, d, 12, 0, 0)
+    except ValueError:
+        return datetime.datetime(2024, 5, 1, 12, 0, 0)
+
+
+def ci_stamp(start, i):
+    """A CI runner's stamp (7 fractional digits, as GitHub Actions prints it), 10 ms a line from start."""
+    t = (start or datetime.datetime(2024, 5, 1, 12, 0, 0)) + datetime.timedelta(milliseconds=10 * i)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%07dZ " % (t.microsecond * 10)
+
+
 EVERY = 6             # about one dev incident in EVERY, chosen by a hash of its slug and SEED
 SEED = 20261204
 
@@ -53,7 +77,12 @@ def wrapped_copy(slug, wrap, work):
             except (UnicodeDecodeError, OSError):
                 continue  # a binary or non-UTF-8 file stays as collected
             end = lines[-1] == ""
-            body = [WRAPS[wrap](l, i) for i, l in enumerate(lines[:-1] if end else lines)]
+            text = lines[:-1] if end else lines
+            if wrap == "CI stamp":
+                start = first_stamp("\n".join(text))
+                body = [WRAPS[wrap](l, i, start) for i, l in enumerate(text)]
+            else:
+                body = [WRAPS[wrap](l, i) for i, l in enumerate(text)]
             with open(path, "w", encoding="utf-8", newline="") as fh:
                 fh.write("\n".join(body) + ("\n" if end else ""))
     return dst
