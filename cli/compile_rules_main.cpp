@@ -40,11 +40,15 @@ Result<std::vector<RuleSource>> read_sources(int argc, char** argv) {
   return sources;
 }
 
-// A raw string literal holding `s`, or an error when `s` holds the literal's end or a NUL.
+// A raw string literal holding `s`, or an error when `s` holds the literal's end or a NUL. A carriage
+// return (a rule's literal for text saved with CR LF) goes between raw pieces as "\r": the compiler
+// reads a raw CR in a source file as a line end.
 Result<std::string> literal(std::string_view s, const std::string& file) {
   if (s.find(fmt::format("){}\"", kDelimiter)) != std::string_view::npos || s.find('\0') != std::string_view::npos)
     return make_error(ErrorKind::rules, fmt::format("holds a NUL byte or ')\"{}\"', which cannot be embedded", kDelimiter), file);
-  return fmt::format("R\"{0}({1}){0}\"", kDelimiter, s);
+  std::string body;
+  for (char c : s) body += c == '\r' ? fmt::format("){0}\" \"\\r\" R\"{0}(", kDelimiter) : std::string(1, c);
+  return fmt::format("R\"{0}({1}){0}\"", kDelimiter, body);
 }
 
 Result<std::string> generate(const std::vector<RuleSource>& sources) {

@@ -42,6 +42,19 @@ bool doubled_apostrophe(std::string_view s, size_t i) {
   return i > 0 && i + 2 < s.size() && s[i] == '\'' && s[i + 1] == '\'' && is_letter(s[i - 1]) && is_letter(s[i + 2]);
 }
 
+// The doubled apostrophes in `s` read once (see doubled_apostrophe); `s` itself when there are none.
+std::string undoubled(std::string s) {
+  const char* p = static_cast<const char*>(memmem(s.data(), s.size(), "''", 2));
+  if (!p) return s;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if (s[i] == '\'' && doubled_apostrophe(s, i)) ++i;
+  }
+  return out;
+}
+
 // Each byte that can start a mark is looked for with memchr (most files hold none of them).
 Marks marks_in(std::string_view s) {
   Marks m;
@@ -124,6 +137,9 @@ std::optional<std::string> printed_text(std::string_view shown) {
     out += r[0];
     ++i;
   }
+  // A YAML-doubled apostrophe a web page shows as typography or entities ("couldn\u2019\u2019t",
+  // "couldn&#39;&#39;t") is an apostrophe pair only once those are read.
+  if (!m.doubled && (m.typography || m.entities)) return undoubled(std::move(out));
   return out;
 }
 

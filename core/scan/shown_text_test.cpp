@@ -31,6 +31,10 @@ TEST_CASE("an apostrophe a YAML single-quoted scalar doubled is read once / code
         "    message: 'couldn't assign flavors to pod set main: 2 node(s) didn't match Pod's node affinity'\n");
   CHECK_FALSE(printed_text("    return ''.join(parts) if x == '' else ''\n"));
   CHECK(*printed_text("don''t ''.join('' )\n") == "don't ''.join('' )\n");
+  // the same scalar on a web page: its apostrophes shown typographically or as entities
+  CHECK(*printed_text("message: 'couldn\xe2\x80\x99\xe2\x80\x99t assign'\n") == "message: 'couldn't assign'\n");
+  CHECK(*printed_text("message: &#x27;couldn&#x27;&#x27;t assign&#x27;\n") == "message: 'couldn't assign'\n");
+  CHECK(*printed_text("&#39;&#39;.join(x) &lt;\n") == "''.join(x) <\n");
 }
 
 TEST_CASE("undoing marks never adds or removes a line") {
