@@ -62,11 +62,25 @@ bool numeric(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
+// Words that, with a number, name a machine: "node12", "worker-3", "gpu-node-5".
+bool machine_word(std::string_view w) {
+  return w == "node" || w == "host" || w == "compute" || w == "gpu" || w == "server" || w == "worker";
+}
+
+// A word of what a log is about with a number glued on counts that word ("debug_output2", "trainer1",
+// "test3"); a machine's word with one ("node12", "worker3") stays a machine.
+bool counted_common_word(std::string_view w) {
+  const size_t head = w.find_last_not_of("0123456789");
+  if (head == std::string_view::npos || head + 1 == w.size()) return false;
+  const std::string_view word = w.substr(0, head + 1);
+  return common_word(word) && !machine_word(word);
+}
+
 // Counters, versions, model sizes and network interfaces in file names: "rank3", "v2", "llama3", "70b",
 // "gpu3", "ib0"; a counter also with a separator before its number ("attempt-1", "step_100").
 bool counter_word(std::string_view w) {
   static const RE2 re(R"((?:v|part|run|try|attempt|step|epoch|iter|job|slurm|rank|trial|log|out|pasted|excerpt|copy|ib|eth|bond|hsn|mlx|cuda|python|py|llama|gpt|qwen|mistral|mixtral|gemma|deepseek|bloom|falcon|phi|glm|chatglm|internlm|olmo|pythia|whisper|yolov|t|bert|resnet|vit)\d+[a-z]?|(?:part|run|try|attempt|step|epoch|iter|rank|trial|copy)[-_]\d+|\d+[bmk])");
-  return numeric(w) || gpu_index_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
+  return numeric(w) || gpu_index_word(w) || counted_common_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
 }
 
 std::vector<std::string> split(const std::string& s, const char* seps) {
@@ -109,7 +123,6 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
     while (n < w.size() && numeric(front ? w[n] : w[w.size() - 1 - n])) ++n;
     if (n < w.size() && kind_word(front ? w[n] : w[w.size() - 1 - n])) {
       machine_kind_here = machine_kind_here || machine_kind_word(front ? w[n] : w[w.size() - 1 - n]);
-      peeled = peeled || machine_kind_here;
       if (front) w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n + 1));
       else w.resize(w.size() - n - 1);
       return true;
@@ -131,9 +144,6 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   if (w.size() >= 3 && job_number(w.back()) && has_digit(w, 0, w.size() - 1)) w.pop_back();
   // "node-21", "host-3", "compute-0-12", "gpu-node-5": machine words and numbers after them name a machine
   // (not "gpu-3", a GPU's index, unless a machine's own log kind is beside it: "kern-gpu-7").
-  auto machine_word = [](const std::string& x) {
-    return x == "node" || x == "host" || x == "compute" || x == "gpu" || x == "server" || x == "worker";
-  };
   size_t words = 0;
   while (words < w.size() && machine_word(w[words])) ++words;
   std::string joined;
@@ -141,7 +151,14 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   bool machine_numbered = words >= 1 && words < w.size() && std::all_of(w.begin() + words, w.end(), numeric) &&
                           (!gpu_index_word(joined) || machine_kind_here);
   bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
-  if (w.empty() || (all_common && !machine_numbered)) return "";
+  // A part that was only a machine's log kind ("dmesg_porter") says the rest of the name is a machine; one
+  // whose other words name a program or a run ("kernel-crash1-gpu_burn") says so of nothing.
+  if (w.empty()) {
+    peeled = peeled || machine_kind_here;
+    return "";
+  }
+  if (all_common && !machine_numbered) return "";
+  peeled = peeled || machine_kind_here;
   return joined;
 }
 

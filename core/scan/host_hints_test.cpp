@@ -166,6 +166,8 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/gpu3.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-gpu-node-5.txt", none) == "gpu-node-5");
   CHECK(host_from_file_name("x/worker-3.log", none) == "worker-3");
+  CHECK(host_from_file_name("x/debug_node12.log", none) == "node12");  // a machine's word with its number
+  CHECK(host_from_file_name("x/worker3.log", none) == "worker3");
   CHECK(host_from_file_name("x/attempt-1.log", none).empty());  // a retry's counter, not a machine
   CHECK(host_from_file_name("x/train_step-100.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-e3sm.txt", none) == "e3sm");  // a log kind beside it: a machine
@@ -191,7 +193,8 @@ TEST_CASE("hosts from file names in a flat directory") {
                                "e3sm.log", "t5xxl.log", "qwen2.5-7b.log", "train_llama3.log", "gpt2.log",
                                "resnet50.log", "yolov5_run2.log", "overlap.30.out-30", "gemini_logs.log",
                                "pasted-aocc.log", "train_llama-3.1-8b.log", "run_cuda-12.1.log", "ib0-errors.txt",
-                               "eth1.log", "mlx5_0-counters.txt"})
+                               "eth1.log", "mlx5_0-counters.txt", "debug_output2.log", "trainer1.log", "test3.out",
+                               "stderr2.txt", "kernel-crash1-gpu_burn.log", "kernel-crash2-vllm.log"})
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
   std::set<std::string> nodes{"node03", "node12"};
   CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");
