@@ -24,15 +24,17 @@ import tomllib
 import score
 
 WRAPS = {
-    "srun -l": lambda line, i: "3: " + line,
-    "docker compose": lambda line, i: "trainer-1  | " + line,
-    "quoted reply": lambda line, i: "> " + line,
-    "CI stamp": lambda line, i, start=None: ci_stamp(start, i) + line,
-    "colour codes": lambda line, i: "\x1b[31m" + line + "\x1b[0m",
-    "typographic quotes": lambda line, i: line.replace("'", "\u2019"),
-    "HTML entities": lambda line, i: html.escape(line),
-    "indent": lambda line, i: "    " + line,
+    # each wraps line number i of a file whose own first time is `start`
+    "srun -l": lambda line, i, start: "3: " + line,
+    "docker compose": lambda line, i, start: "trainer-1  | " + line,
+    "quoted reply": lambda line, i, start: "> " + line,
+    "CI stamp": lambda line, i, start: ci_stamp(start, i) + line,
+    "colour codes": lambda line, i, start: "\x1b[31m" + line + "\x1b[0m",
+    "typographic quotes": lambda line, i, start: line.replace("'", "\u2019"),
+    "HTML entities": lambda line, i, start: html.escape(line),
+    "indent": lambda line, i, start: "    " + line,
 }
+NO_STAMP = datetime.datetime(2024, 5, 1, 12, 0, 0)  # where a CI runner's stamps start for a log with no date
 STAMP = re.compile(r"\b(20\d\d)-([01]\d)-([0-3]\d)(?:[T ]([0-2]\d):([0-5]\d):([0-5]\d))?")
 
 
@@ -41,17 +43,17 @@ def first_stamp(text):
     line as it is printed, so its stamps agree with the log's), or a fixed moment for a log with none."""
     m = STAMP.search(text)
     if not m:
-        return datetime.datetime(2024, 5, 1, 12, 0, 0)
+        return NO_STAMP
     y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
     try:
         return datetime.datetime(y, mo, d, h, mi, s) if m.group(4) else datetime.datetime(y, mo, d, 12, 0, 0)
     except ValueError:
-        return datetime.datetime(2024, 5, 1, 12, 0, 0)
+        return NO_STAMP
 
 
 def ci_stamp(start, i):
     """A CI runner's stamp (7 fractional digits, as GitHub Actions prints it), 10 ms a line from start."""
-    t = (start or datetime.datetime(2024, 5, 1, 12, 0, 0)) + datetime.timedelta(milliseconds=10 * i)
+    t = start + datetime.timedelta(milliseconds=10 * i)
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%07dZ " % (t.microsecond * 10)
 
 
@@ -78,11 +80,8 @@ def wrapped_copy(slug, wrap, work):
                 continue  # a binary or non-UTF-8 file stays as collected
             end = lines[-1] == ""
             text = lines[:-1] if end else lines
-            if wrap == "CI stamp":
-                start = first_stamp("\n".join(text))
-                body = [WRAPS[wrap](l, i, start) for i, l in enumerate(text)]
-            else:
-                body = [WRAPS[wrap](l, i) for i, l in enumerate(text)]
+            start = first_stamp("\n".join(text))
+            body = [WRAPS[wrap](l, i, start) for i, l in enumerate(text)]
             with open(path, "w", encoding="utf-8", newline="") as fh:
                 fh.write("\n".join(body) + ("\n" if end else ""))
     return dst
