@@ -71,82 +71,11 @@ class FileScanner {
 
   FileScan run() {
     FileScan out;
-    std::optional<FileBytes> bytes;
-    std::string_view buf;
-    if (file_.text) {
-      buf = *file_.text;
-      out.bytes = static_cast<int64_t>(buf.size());
-    } else if (file_.extract) {
-      const FileExtract& x = *file_.extract;
-      out.bytes = x.bytes;
-      out.problem = x.problem;
-      out.failed = x.failed;
-      if (x.failed) return out;
-      buf = x.text;
-    } else {
-      auto opened = FileBytes::open(file_.path, kInflateInMemory, read_buffer_);
-      if (!opened) {
-        out.failed = true;
-        out.problem = fmt::format("{}: {}", file_.path, opened.error().message);
-        if (record_) out.extract = recorded_extract({}, out);
-        return out;
-      }
-      bytes.emplace(std::move(opened.value()));
-      out.bytes = bytes->stored_bytes();
-      if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
-      buf = bytes->view();
-    }
-    if (!file_.extract && looks_binary(buf)) {
-      out.failed = true;
-      out.problem = fmt::format("{}: skipped, binary content", file_.path);
-      if (record_) out.extract = recorded_extract({}, out);
-      return out;
-    }
-    // A paste with a viewer's marks (colour codes, typography) is read from a copy with them undone;
-    // not a file so large that the copy would break the flat memory (a colour log of gigabytes).
-    if (auto printed = buf.size() <= kPrintedCopyMax ? printed_text(buf) : std::nullopt) {
-      printed_ = std::move(*printed);
-      buf = printed_;
-      bytes.reset();  // the copy is read from now on (nothing of the original's pages to release)
-    }
-    set_year_context();
-    buf_ = buf;
-    times_.emplace(buf_, ctx_, job_year_.has_value(), w_.start ? w_.window.start : kTimeUnknown,
-                   [this](size_t pos) { return origin(pos); }, [this](size_t pos) { touch(pos); });
-    size_t pos = 0;
-    std::vector<int> hits, blocks;
-    std::vector<std::map<std::string, std::string>> groups;  // each hit's captures, from verify
-    bytes_ = bytes ? &*bytes : nullptr;
-    size_t hit = 0;  // where the candidate line's first literal starts
-    while ((pos = next_candidate(buf, pos, &hit)) != std::string_view::npos) {
-      count_lines_to(pos);
-      std::string_view line = line_at(buf, pos);
-      line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
-      const size_t at = static_cast<size_t>(line.data() - buf.data());
-      verify(pos, line, hit > at ? hit - at : 0, &hits, &blocks, &groups, out);
-      if (!hits.empty() || !blocks.empty()) {
-        ++out.matching;
-        LinePrefix prefix = times_->prefix_at(pos);
-        int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
-        touch(pos);
-        for (size_t i = 0; i < hits.size(); ++i) emit(hits[i], line, line, pos, line_no, prefix, out, &groups[i]);
-        for (int r : blocks) {
-          const int lines = m_.rules().rules[r].lines;
-          std::string block = join_block(pos, lines);
-          std::map<std::string, std::string> caps;
-          bool matched = m_.captures(r, block, &caps);
-          if (!matched)
-            if (auto other = reread_block(r, pos, lines, block, &caps)) {
-              block = std::move(*other);
-              matched = true;
-            }
-          if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
-        }
-      }
-      size_t eol = buf.find('\n', pos);
-      if (eol == std::string_view::npos) break;
-      pos = eol + 1;
-    }
+    std::optional<FileBytes> bytes;  // the file's bytes, while it is read (none for inline text or a replay)
+    const std::optional<std::string_view> text = open_text(out, bytes);
+    if (!text) return out;
+    read_as_printed(*text, bytes);
+    scan_lines(out);
     scan_tail(out);
     settle_evidence(out);
     share_host_in_paste(out);
@@ -157,6 +86,99 @@ class FileScanner {
   }
 
  private:
+  // The file's text: inline, a replay's extract, or its bytes (read into `bytes`); nothing when it
+  // could not be read or is binary, with `out` saying why.
+  std::optional<std::string_view> open_text(FileScan& out, std::optional<FileBytes>& bytes) {
+    std::string_view buf;
+    if (file_.text) {
+      buf = *file_.text;
+      out.bytes = static_cast<int64_t>(buf.size());
+    } else if (file_.extract) {
+      const FileExtract& x = *file_.extract;
+      out.bytes = x.bytes;
+      out.problem = x.problem;
+      out.failed = x.failed;
+      if (x.failed) return std::nullopt;
+      buf = x.text;
+    } else {
+      auto opened = FileBytes::open(file_.path, kInflateInMemory, read_buffer_);
+      if (!opened) {
+        out.failed = true;
+        out.problem = fmt::format("{}: {}", file_.path, opened.error().message);
+        if (record_) out.extract = recorded_extract({}, out);
+        return std::nullopt;
+      }
+      bytes.emplace(std::move(opened.value()));
+      out.bytes = bytes->stored_bytes();
+      if (!bytes->damage().empty()) out.problem = fmt::format("{}: partly read, {}", file_.path, bytes->damage());
+      buf = bytes->view();
+    }
+    if (!file_.extract && looks_binary(buf)) {
+      out.failed = true;
+      out.problem = fmt::format("{}: skipped, binary content", file_.path);
+      if (record_) out.extract = recorded_extract({}, out);
+      return std::nullopt;
+    }
+    return buf;
+  }
+
+  // What the scan reads from here: `text`, or a copy with a viewer's marks (colour codes, typography)
+  // undone; not for a file so large that the copy would break the flat memory (a colour log of
+  // gigabytes). The file's line times are read from the same text.
+  void read_as_printed(std::string_view text, std::optional<FileBytes>& bytes) {
+    if (auto printed = text.size() <= kPrintedCopyMax ? printed_text(text) : std::nullopt) {
+      printed_ = std::move(*printed);
+      text = printed_;
+      bytes.reset();  // the copy is read from now on (nothing of the original's pages to release)
+    }
+    set_year_context();
+    buf_ = text;
+    times_.emplace(buf_, ctx_, job_year_.has_value(), w_.start ? w_.window.start : kTimeUnknown,
+                   [this](size_t pos) { return origin(pos); }, [this](size_t pos) { touch(pos); });
+    bytes_ = bytes ? &*bytes : nullptr;
+  }
+
+  // Every line holding a literal: verified, and each rule it matches emitted.
+  void scan_lines(FileScan& out) {
+    size_t pos = 0;
+    std::vector<int> hits, blocks;
+    std::vector<std::map<std::string, std::string>> groups;  // each hit's captures, from verify
+    size_t hit = 0;  // where the candidate line's first literal starts
+    while ((pos = next_candidate(buf_, pos, &hit)) != std::string_view::npos) {
+      count_lines_to(pos);
+      std::string_view line = line_at(buf_, pos);
+      line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
+      const size_t at = static_cast<size_t>(line.data() - buf_.data());
+      verify(pos, line, hit > at ? hit - at : 0, &hits, &blocks, &groups, out);
+      if (!hits.empty() || !blocks.empty()) {
+        ++out.matching;
+        LinePrefix prefix = times_->prefix_at(pos);
+        int64_t line_no = file_.extract ? file_.extract->origin_line(pos, counted_lines_) : counted_lines_ + 1;
+        touch(pos);
+        for (size_t i = 0; i < hits.size(); ++i) emit(hits[i], line, line, pos, line_no, prefix, out, &groups[i]);
+        for (int r : blocks) emit_block(r, line, pos, line_no, prefix, out);
+      }
+      size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+  }
+
+  // A multi-line rule's block from the line at `pos`, as pasted or, failing that, as another reading
+  // of it (reread_block); emitted when one matches.
+  void emit_block(int r, std::string_view line, size_t pos, int64_t line_no, const LinePrefix& prefix, FileScan& out) {
+    const int lines = m_.rules().rules[r].lines;
+    std::string block = join_block(pos, lines);
+    std::map<std::string, std::string> caps;
+    bool matched = m_.captures(r, block, &caps);
+    if (!matched)
+      if (auto other = reread_block(r, pos, lines, block, &caps)) {
+        block = std::move(*other);
+        matched = true;
+      }
+    if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
+  }
+
   // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
   // window at a time, overlapping by the longest literal, and the mapping's pages behind the
   // window are released: resident memory stays flat whatever the file's size. `hit`: where the
