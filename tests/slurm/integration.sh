@@ -90,6 +90,14 @@ wait_sacct() {
   done
   fail "sacct never showed job $1 as $2"
 }
+# The same, for a job whose end state is not known in advance: until sacct shows it ended at all.
+wait_sacct_done() {
+  for _ in $(seq 1 100); do
+    [[ "$(sacct -n -X -P -j "$1" -o State | head -1 | cut -d' ' -f1)" =~ ^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE)$ ]] && return 0
+    sleep 0.2
+  done
+  fail "sacct never showed job $1 as ended"
+}
 diagnose() { (cd "$EMPTY" && "$ATTR" diagnose --job "$1" --format json "${@:2}"); }
 check() {  # json, jq expression that must be true, description
   jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -80 >&2 || true; fail "$3: $2"; }
@@ -192,9 +200,22 @@ for _ in $(seq 1 360); do
 done
 cat "$HOOKDIR/epilog.log" >&2 || fail "the epilog hook logged nothing (slurmctld log: $REALSTACK_SLURM_STATE_DIR/log/slurmctld.log)"
 stored=$("$ATTR" history --store "$HOOKDIR/reports.db" --format json)
-want="[\"$J_FAIL\", \"$J_TIME\", \"$J_NODE\", \"$J_BAD\", \"$J_KILLED\"]"
-check "$stored" "([.reports[].workload_id] | sort) == ($want | sort)" "epilog hook: one stored report per job that ended badly, none for $J_CANCEL (cancelled), $J_GOOD, $J_GOOD2"
-for j in $J_CANCEL $J_GOOD $J_GOOD2; do
+want="\"$J_FAIL\", \"$J_TIME\", \"$J_NODE\", \"$J_BAD\", \"$J_KILLED\""
+skipped="$J_CANCEL"
+# A job meant to succeed can still end badly on a loaded machine (srun's RPC to a slurmd timing out, exit
+# 141): what Slurm's accounting says decides whether the hook owes it a report, not what the job meant to do.
+for j in $J_GOOD $J_GOOD2; do
+  wait_sacct_done "$j"
+  ended=$(sacct -n -X -P -j "$j" -o State,ExitCode | head -1)
+  if [ "$ended" = "COMPLETED|0:0" ]; then
+    skipped="$skipped $j"
+  else
+    echo "note: job $j, meant to succeed, ended $ended in Slurm's accounting: the hook owes it a report" >&2
+    want="$want, \"$j\""
+  fi
+done
+check "$stored" "([.reports[].workload_id] | sort) == ([$want] | sort)" "epilog hook: one stored report per job that ended badly, none for $skipped"
+for j in $skipped; do
   grep -q "job $j: ended [A-Z]* (exit [0-9:]*): not diagnosed" "$HOOKDIR/epilog.log" || fail "the hook's log does not say why $j was skipped"
 done
 check "$stored" "[.reports[] | select(.workload_id == \"$J_FAIL\")][0].family == \"accelerator-fabric\"" "epilog hook: job $J_FAIL diagnosed as on the command line"
