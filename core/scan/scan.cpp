@@ -164,19 +164,10 @@ class FileScanner {
     }
   }
 
-  // A multi-line rule's block from the line at `pos`, as pasted or, failing that, as another reading
-  // of it (reread_block); emitted when one matches.
+  // A multi-line rule's block from the line at `pos`, emitted when one of its readings matches.
   void emit_block(int r, std::string_view line, size_t pos, int64_t line_no, const LinePrefix& prefix, FileScan& out) {
-    const int lines = m_.rules().rules[r].lines;
-    std::string block = join_block(pos, lines);
     std::map<std::string, std::string> caps;
-    bool matched = m_.captures(r, block, &caps);
-    if (!matched)
-      if (auto other = reread_block(r, pos, lines, block, &caps)) {
-        block = std::move(*other);
-        matched = true;
-      }
-    if (matched) emit(r, line, block, pos, line_no, prefix, out, &caps);
+    if (auto block = matching_block(r, pos, &caps)) emit(r, line, *block, pos, line_no, prefix, out, &caps);
   }
 
   // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
@@ -364,12 +355,14 @@ class FileScanner {
     if (w_.end) ctx_.year_cap = std::min(ctx_.year_cap.value_or(w_.window.end + kWindowSlack), w_.window.end + kWindowSlack);
   }
 
-  // A block rule's text that did not match as joined, read the other ways a paste may show it: without
+  // A block rule's lines from `pos` as joined, or read the other ways a paste may show them: without
   // the stamp before every line (a CI log's, a collector's), then flush left (a block pasted indented: a
   // code block, a reply) without the stamps and with them (a glog line's stamp is part of what its block
-  // pattern reads). The first reading that matches; each is tried once.
-  std::optional<std::string> reread_block(int r, size_t pos, int lines, std::string_view block,
-                                          std::map<std::string, std::string>* caps) {
+  // pattern reads). The first reading that matches; each is tried once, the later ones only when needed.
+  std::optional<std::string> matching_block(int r, size_t pos, std::map<std::string, std::string>* caps) {
+    const int lines = m_.rules().rules[r].lines;
+    std::string block = join_block(pos, lines);
+    if (m_.captures(r, block, caps)) return block;
     std::string bare = join_block(pos, lines, true);
     const bool stamped = bare != block;
     if (stamped && m_.captures(r, bare, caps)) return bare;

@@ -13,12 +13,21 @@ using namespace attribution;
 namespace {
 
 // torchrun's failure summary naming rank 9 on node2, each line behind `before` (a label, a quote, a stamp).
-std::string first_failure_summary(std::string_view before) {
+// `text` (whole lines) with `before` put in front of every line, as a wrapper or a paste puts it.
+std::string each_line_after(std::string_view before, std::string_view text) {
   std::string out;
-  for (const char* line : {"Root Cause (first observed failure):", "[0]:", "  time      : 2025-03-14_09:45:00",
-                           "  host      : node2.cluster.local", "  rank      : 9 (local_rank: 1)", "  exitcode  : 1 (pid: 4242)"})
-    out.append(before).append(line) += '\n';
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find('\n', at), text.size() - 1) + 1;
+    out.append(before).append(text.substr(at, end - at));
+    at = end;
+  }
   return out;
+}
+
+std::string first_failure_summary(std::string_view before) {
+  return each_line_after(before,
+                         "Root Cause (first observed failure):\n[0]:\n  time      : 2025-03-14_09:45:00\n"
+                         "  host      : node2.cluster.local\n  rank      : 9 (local_rank: 1)\n  exitcode  : 1 (pid: 4242)\n");
 }
 
 
@@ -225,13 +234,7 @@ TEST_CASE("a glog block pasted indented is read flush left with its stamp, which
   Fixture fx;
   const std::string glog = "F0314 09:41:07.026692   34204 thunk.cc:175] Check failed: kind.has_value() \n*** Check failure stack trace: ***\n";
   REQUIRE(fx.run({fx.dir.file("glog.txt", glog)}).findings.size() == 1);  // the rule reads the block as printed
-  std::string indented;
-  for (size_t at = 0; at < glog.size();) {
-    const size_t eol = glog.find('\n', at);
-    indented += "    " + glog.substr(at, eol + 1 - at);
-    at = eol + 1;
-  }
-  auto g = fx.run({fx.dir.file("glog.md", indented)});
+  auto g = fx.run({fx.dir.file("glog.md", each_line_after("    ", glog))});
   REQUIRE(g.findings.size() == 1);
   CHECK(fx.rule(g.findings[0]).id == "t.check-failed");
   REQUIRE(!g.findings[0].evidence.empty());

@@ -44,9 +44,8 @@ def first_stamp(text):
     m = STAMP.search(text)
     if not m:
         return NO_STAMP
-    y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
-    try:
-        return datetime.datetime(y, mo, d, h, mi, s) if m.group(4) else datetime.datetime(y, mo, d, 12, 0, 0)
+    try:  # a date without a clock starts at noon
+        return datetime.datetime(*(int(g) if g else noon for g, noon in zip(m.groups(), (0, 0, 0, 12, 0, 0))))
     except ValueError:
         return NO_STAMP
 
@@ -75,12 +74,13 @@ def wrapped_copy(slug, wrap, work):
             path = os.path.join(root, f)
             try:
                 with open(path, encoding="utf-8") as fh:
-                    lines = fh.read().split("\n")
+                    content = fh.read()
             except (UnicodeDecodeError, OSError):
                 continue  # a binary or non-UTF-8 file stays as collected
+            start = first_stamp(content)
+            lines = content.split("\n")
             end = lines[-1] == ""
             text = lines[:-1] if end else lines
-            start = first_stamp("\n".join(text))
             body = [WRAPS[wrap](l, i, start) for i, l in enumerate(text)]
             with open(path, "w", encoding="utf-8", newline="") as fh:
                 fh.write("\n".join(body) + ("\n" if end else ""))

@@ -82,22 +82,16 @@ wait_state() {  # job, wanted state(s) regex, seconds
   done
   fail "job $1 is $(state "$1") ($(scontrol show job -o "$1" | grep -o "Reason=[^ ]*")), expected $2 within $3 s"
 }
-# Accounting lags by a second or two: wait until sacct has the job's final record.
+# Accounting lags by a second or two: wait until sacct has the job's final record, a state matching the
+# pattern $2 (one state, or several as a|b).
 wait_sacct() {
   for _ in $(seq 1 100); do
-    [ "$(sacct -n -X -P -j "$1" -o State | head -1 | cut -d' ' -f1)" = "$2" ] && return 0
+    [[ "$(sacct -n -X -P -j "$1" -o State | head -1 | cut -d' ' -f1)" =~ ^($2)$ ]] && return 0
     sleep 0.2
   done
   fail "sacct never showed job $1 as $2"
 }
-# The same, for a job whose end state is not known in advance: until sacct shows it ended at all.
-wait_sacct_done() {
-  for _ in $(seq 1 100); do
-    [[ "$(sacct -n -X -P -j "$1" -o State | head -1 | cut -d' ' -f1)" =~ ^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE)$ ]] && return 0
-    sleep 0.2
-  done
-  fail "sacct never showed job $1 as ended"
-}
+ENDED="COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE"  # any final state
 diagnose() { (cd "$EMPTY" && "$ATTR" diagnose --job "$1" --format json "${@:2}"); }
 check() {  # json, jq expression that must be true, description
   jq -e "$2" <<<"$1" >/dev/null || { jq . <<<"$1" | head -80 >&2 || true; fail "$3: $2"; }
@@ -205,7 +199,7 @@ skipped="$J_CANCEL"
 # A job meant to succeed can still end badly on a loaded machine (srun's RPC to a slurmd timing out, exit
 # 141): what Slurm's accounting says decides whether the hook owes it a report, not what the job meant to do.
 for j in $J_GOOD $J_GOOD2; do
-  wait_sacct_done "$j"
+  wait_sacct "$j" "$ENDED"
   ended=$(sacct -n -X -P -j "$j" -o State,ExitCode | head -1)
   if [ "$ended" = "COMPLETED|0:0" ]; then
     skipped="$skipped $j"
