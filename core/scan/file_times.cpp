@@ -163,4 +163,35 @@ Micros FileTimes::inferred_time(size_t q) {
   return unknown_;  // nothing in this file has a time (never the moment the file was copied)
 }
 
+std::vector<size_t> window_line_starts(std::string_view buf, FileTimes& times, const Window* window) {
+  std::vector<size_t> keep, run;
+  std::optional<size_t> prev;
+  bool prev_in = false;
+  for (size_t pos = 0; pos < buf.size();) {
+    std::optional<Micros> t = times.time_of(parse_line_prefix(line_at(buf, pos)), false);
+    if (!t) {
+      run.push_back(pos);
+    } else {
+      bool in = !window || window->contains(*t);
+      if (!run.empty() && (in || (prev && prev_in))) {
+        keep.insert(keep.end(), run.begin(), run.end());
+        if (prev) keep.push_back(*prev);
+        keep.push_back(pos);
+      }
+      run.clear();
+      if (in) keep.push_back(pos);
+      prev = pos;
+      prev_in = in;
+    }
+    size_t eol = buf.find('\n', pos);
+    if (eol == std::string_view::npos) break;
+    pos = eol + 1;
+  }
+  if (!run.empty() && (!prev || prev_in)) {
+    keep.insert(keep.end(), run.begin(), run.end());
+    if (prev) keep.push_back(*prev);
+  }
+  return keep;
+}
+
 }  // namespace attribution

@@ -5,7 +5,9 @@
 #include <functional>
 #include <optional>
 #include <string_view>
+#include <vector>
 
+#include "core/base/model.hpp"
 #include "core/scan/line_prefix.hpp"
 
 namespace attribution {
@@ -61,5 +63,10 @@ class FileTimes {
   Parsed parsed_[2];  // the two lines last parsed, the newer at parsed_[next_parsed_ ^ 1]
   int next_parsed_ = 0;
 };
+
+// What a recording keeps of a file for its replay (the starts of those lines): the lines whose own time
+// is in `window`, and each run of lines without a time next to one that is, with the timed lines on
+// both sides of the run (its time anchors). Without a window (null) every line is in it.
+std::vector<size_t> window_line_starts(std::string_view buf, FileTimes& times, const Window* window);
 
 }  // namespace attribution

@@ -220,3 +220,26 @@ TEST_CASE("file times: a look that finds nothing marks how far it read, and late
     }
   }
 }
+
+TEST_CASE("file times: a recording keeps the window's lines and the untimed runs beside them, with their anchors") {
+  const std::vector<std::string> lines = {"2025-03-14T08:00:00Z node1 before the window", "untimed, next to the window",
+                                          "2025-03-14T09:00:00Z node1 in the window", "untimed, after it",
+                                          "2025-03-14T11:00:00Z node1 after the window", "untimed, between two outside",
+                                          "2025-03-14T12:00:00Z node1 later still"};
+  std::string buf;
+  std::vector<size_t> starts;
+  for (const auto& l : lines) {
+    starts.push_back(buf.size());
+    buf += l + "\n";
+  }
+  FileTimes t(buf, utc2025(), true, kTimeUnknown, [](size_t p) { return static_cast<int64_t>(p); }, [](size_t) {});
+  const Window window{test::utc("2025-03-14T08:30:00Z"), test::utc("2025-03-14T10:00:00Z")};
+  auto kept = window_line_starts(buf, t, &window);
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  CHECK(kept == std::vector<size_t>{starts[0], starts[1], starts[2], starts[3], starts[4]});
+  auto all = window_line_starts(buf, t, nullptr);
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  CHECK(all == starts);
+}

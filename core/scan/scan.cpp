@@ -18,33 +18,19 @@
 #include "core/base/json_writer.hpp"
 #include "core/base/parallel.hpp"
 #include "core/scan/line_prefix.hpp"
-#include "core/scan/paste_hosts.hpp"
 #include "core/rules/literal_search.hpp"
 #include "core/scan/source_status.hpp"
 #include "core/scan/year_anchor.hpp"
 #include "core/scan/file_bytes.hpp"
 #include "core/scan/evidence.hpp"
 #include "core/scan/file_times.hpp"
+#include "core/scan/file_scan.hpp"
 #include "core/scan/scan_inputs.hpp"
 
 namespace attribution {
 namespace {
 
 
-struct FileScan {
-  std::vector<Finding> findings;
-  std::map<std::string, OutsideWindow> outside;  // by host
-  int64_t not_kept = 0;  // matching lines past the file's share of distinct findings: counted only
-  int64_t bytes = 0;
-  int64_t candidates = 0, matching = 0, verify_ns = 0;  // for ScanProgress
-  std::string problem;  // why the file was skipped or only partly read
-  bool failed = false;
-  bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
-  std::shared_ptr<FileExtract> extract;  // recording
-  // A small file none of whose findings names a machine: the machines it names (prompts, declared
-  // hosts) anywhere in it, for a flat paste whose one machine is named in another file.
-  std::set<std::string> named_hosts;
-};
 
 
 constexpr uint64_t kTuneFrom = uint64_t(16) << 20;
@@ -80,7 +66,7 @@ class FileScanner {
     settle_evidence(out);
     share_host_in_paste(out);
     name_hosts(out);
-    if (record_) out.extract = recorded_extract(window_lines(), out);
+    if (record_) out.extract = recorded_extract(window_line_starts(buf_, *times_, w_.window_known ? &w_.window : nullptr), out);
     out.year_inferred = times_->year_guessed();
     return out;
   }
@@ -290,40 +276,6 @@ class FileScanner {
     x->failed = out.failed;
     x->mtime = file_mtime();
     return x;
-  }
-
-  // The lines whose own time is in the window, and each run of lines without a time next to
-  // one that is, with the timed lines on both sides of the run (its time anchors). Without a
-  // window every line is in it.
-  std::vector<size_t> window_lines() {
-    std::vector<size_t> keep, run;
-    std::optional<size_t> prev;
-    bool prev_in = false;
-    for (size_t pos = 0; pos < buf_.size();) {
-      std::optional<Micros> t = times_->time_of(parse_line_prefix(line_at(buf_, pos)), false);
-      if (!t) {
-        run.push_back(pos);
-      } else {
-        bool in = !w_.window_known || w_.window.contains(*t);
-        if (!run.empty() && (in || (prev && prev_in))) {
-          keep.insert(keep.end(), run.begin(), run.end());
-          if (prev) keep.push_back(*prev);
-          keep.push_back(pos);
-        }
-        run.clear();
-        if (in) keep.push_back(pos);
-        prev = pos;
-        prev_in = in;
-      }
-      size_t eol = buf_.find('\n', pos);
-      if (eol == std::string_view::npos) break;
-      pos = eol + 1;
-    }
-    if (!run.empty() && (!prev || prev_in)) {
-      keep.insert(keep.end(), run.begin(), run.end());
-      if (prev) keep.push_back(*prev);
-    }
-    return keep;
   }
 
   std::optional<Micros> file_mtime() const {
@@ -593,21 +545,6 @@ class FileScanner {
 
 }  // namespace
 
-namespace {
-
-// A flat paste whose findings name no machine take the one machine its files name.
-void adopt_host_of_paste(std::vector<FileScan>& results, const Workload& w) {
-  std::vector<std::vector<Finding>*> files;
-  std::set<std::string> named;
-  for (FileScan& r : results) {
-    files.push_back(&r.findings);
-    named.insert(r.named_hosts.begin(), r.named_hosts.end());
-  }
-  adopt_only_named_host(files, named, w.nodes);
-}
-
-}  // namespace
-
 ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload, int threads, bool record,
                 ScanProgress* progress) {
   const size_t per_file = findings_per_file(c.files.size());
@@ -634,48 +571,7 @@ ScanResult scan(Collection& c, const Matcher& matcher, const Workload& workload,
     }
   });
 
-  adopt_host_of_paste(results, workload);
-  ScanResult out;
-  if (record)
-    for (auto& r : results) out.extracts.push_back(std::move(r.extract));
-  std::vector<SourceTally> tally(c.sources.size());
-  // Findings move into one list, each file's freed as it goes: memory holds the findings once.
-  size_t total = 0;
-  for (const auto& r : results) total += r.findings.size();
-  out.findings.reserve(total);
-  for (size_t i = 0; i < results.size(); ++i) {
-    const size_t s = c.files[i].source;
-    SourceCoverage& cov = c.coverage[s];
-    FileScan& r = results[i];
-    cov.files += 1;
-    // Bytes of logs read: a skipped file (binary, unreadable) is no data, as an empty directory is
-    // not. Inline text: its collector counted what it received.
-    if (!c.files[i].text && !r.failed) cov.bytes += r.bytes;
-    if (!r.problem.empty()) cov.problems.push_back(r.problem);
-    if (r.failed) ++tally[s].failed;
-    out.year_inferred |= r.year_inferred;
-    if (!r.failed && r.bytes == 0) ++tally[s].empty;
-    cov.lines_not_kept += r.not_kept;
-    if (r.not_kept > 0)
-      cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
-                                         c.files[i].path, per_file, r.not_kept));
-    for (const auto& [host, o] : r.outside) tally[s].outside[host].add(o.count, o.nearest, o.nearest_time);
-    for (const auto& f : r.findings) {
-      cov.records += f.count;  // lines, folded or not
-      if (!f.time_inferred) tally[s].inside.insert(f.host);
-    }
-    for (auto& f : r.findings) {
-      if (!f.time_inferred) {
-        out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
-        out.latest = std::max(out.latest.value_or(f.first_seen), f.first_seen);
-      }
-      if (!f.host.empty()) tally[s].covered.insert(f.host);
-      out.findings.push_back(std::move(f));
-    }
-    std::vector<Finding>().swap(r.findings);
-  }
-  for (size_t s = 0; s < c.sources.size(); ++s) settle_source(c.coverage[s], tally[s], workload);
-  return out;
+  return merge_file_scans(results, c, workload, per_file, record);
 }
 
 }  // namespace attribution

@@ -121,10 +121,6 @@ std::optional<std::string> printed_text(std::string_view shown) {
         i += 3;
         continue;
       }
-    } else if (m.doubled && c == '\'' && doubled_apostrophe(shown, i)) {
-      out += '\'';
-      i += 2;
-      continue;
     } else if (m.entities && c == '&') {
       size_t k = 0;
       while (k < kEntities.size() && r.substr(0, kEntities[k].size()) != kEntities[k]) ++k;
@@ -137,9 +133,9 @@ std::optional<std::string> printed_text(std::string_view shown) {
     out += r[0];
     ++i;
   }
-  // A YAML-doubled apostrophe a web page shows as typography or entities ("couldn\u2019\u2019t",
-  // "couldn&#39;&#39;t") is an apostrophe pair only once those are read.
-  if (!m.doubled && (m.typography || m.entities)) return undoubled(std::move(out));
+  // Apostrophes are undoubled last, in one pass: a YAML-doubled apostrophe a web page shows as
+  // typography or entities ("couldn\u2019\u2019t", "couldn&#39;&#39;t") is a pair only once those are read.
+  if (m.doubled || m.typography || m.entities) return undoubled(std::move(out));
   return out;
 }
 

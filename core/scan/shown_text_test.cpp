@@ -35,6 +35,8 @@ TEST_CASE("an apostrophe a YAML single-quoted scalar doubled is read once / code
   CHECK(*printed_text("message: 'couldn\xe2\x80\x99\xe2\x80\x99t assign'\n") == "message: 'couldn't assign'\n");
   CHECK(*printed_text("message: &#x27;couldn&#x27;&#x27;t assign&#x27;\n") == "message: 'couldn't assign'\n");
   CHECK(*printed_text("&#39;&#39;.join(x) &lt;\n") == "''.join(x) <\n");
+  // both in one paste: a doubled apostrophe as typed and one a page showed typographically
+  CHECK(*printed_text("couldn''t assign; didn\xe2\x80\x99\xe2\x80\x99t match\n") == "couldn't assign; didn't match\n");
 }
 
 TEST_CASE("undoing marks never adds or removes a line") {
