@@ -49,12 +49,10 @@ ScanResult merge_file_scans(std::vector<FileScan>& results, Collection& c, const
       cov.problems.push_back(fmt::format("{}: limit reached: {} distinct findings kept, {} more matching lines not kept",
                                          c.files[i].path, per_file, r.not_kept));
     for (const auto& [host, o] : r.outside) tally[s].outside[host].add(o.count, o.nearest, o.nearest_time);
-    for (const auto& f : r.findings) {
-      cov.records += f.count;  // lines, folded or not
-      if (!f.time_inferred) tally[s].inside.insert(f.host);
-    }
     for (auto& f : r.findings) {
+      cov.records += f.count;  // lines, folded or not
       if (!f.time_inferred) {
+        tally[s].inside.insert(f.host);
         out.earliest = std::min(out.earliest.value_or(f.first_seen), f.first_seen);
         out.latest = std::max(out.latest.value_or(f.first_seen), f.first_seen);
       }

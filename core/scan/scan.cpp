@@ -2,12 +2,9 @@
 #include "core/scan/shown_text.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
-#include <re2/re2.h>
 #include <map>
 #include <set>
 #include <tuple>
@@ -15,11 +12,9 @@
 #include "core/base/text.hpp"
 #include "core/scan/host_hints.hpp"
 #include "core/base/identity.hpp"
-#include "core/base/json_writer.hpp"
 #include "core/base/parallel.hpp"
 #include "core/scan/line_prefix.hpp"
 #include "core/rules/literal_search.hpp"
-#include "core/scan/source_status.hpp"
 #include "core/scan/year_anchor.hpp"
 #include "core/scan/file_bytes.hpp"
 #include "core/scan/evidence.hpp"
@@ -29,9 +24,6 @@
 
 namespace attribution {
 namespace {
-
-
-
 
 constexpr uint64_t kTuneFrom = uint64_t(16) << 20;
 
