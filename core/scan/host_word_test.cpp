@@ -16,6 +16,10 @@ TEST_CASE("a machine's name, and the words shaped like one that are not") {
   CHECK_FALSE(could_name_machine("CUDA12"));       // upper case without a hyphen
   CHECK_FALSE(could_name_machine("torch.distributed"));
   CHECK_FALSE(could_name_machine("python3.10"));
+  CHECK_FALSE(could_name_machine("nvidia-container-cli"));  // NVIDIA's tools and the operator's containers
+  CHECK_FALSE(could_name_machine("nvidia-driver-ctr"));
+  CHECK(could_name_machine("nvidia-dgx-07"));
+  CHECK(could_name_machine("nvidia-desktop"));              // a Jetson's default host name
   CHECK_FALSE(could_name_machine("gpu3"));         // a GPU's index
   CHECK_FALSE(could_name_machine("rank-12"));      // a counter
   CHECK_FALSE(could_name_machine("stage-1"));      // a pipeline stage
