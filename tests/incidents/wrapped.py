@@ -56,7 +56,8 @@ def ci_stamp(start, i):
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + "%07dZ " % (t.microsecond * 10)
 
 
-EVERY = 6             # about one dev incident in EVERY, chosen by a hash of its slug and SEED
+EVERY = 12            # about one dev incident in EVERY, chosen by a hash of its slug and SEED (12: half the
+                      # sample of 6, a subset of it, when the corpus passed 1,400 and the suite 20 minutes)
 SEED = 20261204
 
 
