@@ -106,15 +106,16 @@ bool could_name_machine(std::string_view w) {
   // ("mount.nfs: Connection timed out"), whose dot reads like a domain's.
   static constexpr std::string_view kPrograms[] = {"python2", "python3", "pip3", "nvidia-smi", "nvidia-persistenced",
                                                    "nv-fabricmanager", "dcgmi", "rocm-smi", "amd-smi",
-                                                   "mount", "umount", "fsck", "mkfs"};
+                                                   "mount", "umount", "fsck", "mkfs",
+                                                   // NVIDIA's tools ("nvidia-container-cli: requirement error"),
+                                                   // named, not by prefix: "nvidia-desktop" is a Jetson's host name
+                                                   "nvidia-container-cli", "nvidia-container-runtime",
+                                                   "nvidia-container-runtime-hook", "nvidia-container-toolkit",
+                                                   "nvidia-ctk", "nvidia-cdi-hook", "nvidia-installer", "nvidia-modprobe",
+                                                   "nvidia-imex", "nvidia-device-plugin",
+                                                   "nvidia-kubevirt-gpu-device-plugin"};
   if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return false;
-  // NVIDIA's tools ("nvidia-container-cli: requirement error: ...") and the GPU operator's containers
-  // ("nvidia-driver-ctr: ..."): hyphenated like a host. Only these: "nvidia-desktop" is a Jetson's host name.
-  static constexpr std::string_view kNvidiaTools[] = {
-      "nvidia-container-cli", "nvidia-container-runtime", "nvidia-container-runtime-hook", "nvidia-container-toolkit",
-      "nvidia-ctk", "nvidia-cdi-hook", "nvidia-installer", "nvidia-modprobe", "nvidia-imex", "nvidia-device-plugin",
-      "nvidia-kubevirt-gpu-device-plugin"};
-  if (std::find(std::begin(kNvidiaTools), std::end(kNvidiaTools), w) != std::end(kNvidiaTools)) return false;
+  // The GPU operator's containers ("nvidia-driver-ctr: ...", "nvidia-peermem-ctr").
   if (w.substr(0, 7) == "nvidia-" && w.size() > 11 && w.substr(w.size() - 4) == "-ctr") return false;
   if (gpu_index_word(w)) return false;
   // A GPU architecture's name ("sm_90", "gfx90a", "compute_80"), not a machine.

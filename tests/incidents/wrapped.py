@@ -67,34 +67,51 @@ def in_sample(slug):
     return int(hashlib.sha256(f"{SEED}:{slug}".encode()).hexdigest(), 16) % EVERY == 0
 
 
-def wrapped_copy(slug, wrap, work):
-    dst = os.path.join(work, "logs")
-    shutil.copytree(os.path.join(score.HERE, slug, "logs"), dst)
-    for root, _, files in os.walk(dst):
-        for f in files:
+def read_logs(slug):
+    """An incident's log files, each read once: (path under logs/, text or None for a file that is not
+    UTF-8, which every wrapping keeps as collected)."""
+    base = os.path.join(score.HERE, slug, "logs")
+    files = []
+    for root, _, names in os.walk(base):
+        for f in sorted(names):
             path = os.path.join(root, f)
             try:
                 with open(path, encoding="utf-8") as fh:
-                    content = fh.read()
+                    files.append((os.path.relpath(path, base), fh.read()))
             except (UnicodeDecodeError, OSError):
-                continue  # a binary or non-UTF-8 file stays as collected
-            start = first_stamp(content)
-            lines = content.split("\n")
-            end = lines[-1] == ""
-            text = lines[:-1] if end else lines
-            body = [WRAPS[wrap](l, i, start) for i, l in enumerate(text)]
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                fh.write("\n".join(body) + ("\n" if end else ""))
-    return dst
+                files.append((os.path.relpath(path, base), None))
+    return base, files
 
 
-def judge(binary, slug, meta, wrap):
-    work = tempfile.mkdtemp(prefix="wrapped-")
-    try:
-        logs = wrapped_copy(slug, wrap, work)
-        return slug, wrap, score.family_of(binary, logs, meta)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+def write_wrapped(base, files, wrap, dst):
+    for rel, content in files:
+        path = os.path.join(dst, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if content is None:
+            shutil.copyfile(os.path.join(base, rel), path)
+            continue
+        start = first_stamp(content)
+        lines = content.split("\n")
+        end = lines[-1] == ""
+        text = lines[:-1] if end else lines
+        body = [WRAPS[wrap](l, i, start) for i, l in enumerate(text)]
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            fh.write("\n".join(body) + ("\n" if end else ""))
+
+
+def judge(binary, slug, meta):
+    """The incident's family under each wrapping, its logs read once for all of them."""
+    base, files = read_logs(slug)
+    out = []
+    for wrap in WRAPS:
+        work = tempfile.mkdtemp(prefix="wrapped-")
+        try:
+            logs = os.path.join(work, "logs")
+            write_wrapped(base, files, wrap, logs)
+            out.append((slug, wrap, score.family_of(binary, logs, meta)))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return out
 
 
 def main():
@@ -107,7 +124,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as ex:
         plain = dict(ex.map(lambda sm: (sm[0], score.family_of(binary, os.path.join(score.HERE, sm[0], "logs"), sm[1])), dev))
         right = [(s, m) for s, m in dev if plain[s] == m["truth"]["family"]]
-        results = list(ex.map(lambda job: judge(binary, *job), [(s, m, w) for s, m in right for w in WRAPS]))
+        results = [r for rs in ex.map(lambda sm: judge(binary, *sm), right) for r in rs]
     lost = [(s, w, got) for s, w, got in results if got != plain[s]]
     for wrap in WRAPS:
         mine = [(s, got) for s, w, got in lost if w == wrap]
