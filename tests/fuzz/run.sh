@@ -52,7 +52,13 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 extra=()
 [ "$with_tests" = ON ] && extra=(attribution attribution_tests)
-cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}" "${extra[@]}" | grep -Ev '^\[ *[0-9]+%\]' || true
+if [ "$with_tests" = ON ]; then
+  # The whole tree (everything it holds is wanted): one make graph builds it in parallel, where a list of
+  # targets is built one target after another.
+  cmake --build "$build" -j 2 | grep -Ev '^\[ *[0-9]+%\]' || true
+else
+  cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}" | grep -Ev '^\[ *[0-9]+%\]' || true
+fi
 for t in "${targets[@]}" "${extra[@]}"; do
   f=$build/fuzz_$t
   [ "$t" = attribution ] || [ "$t" = attribution_tests ] && f=$build/$t
