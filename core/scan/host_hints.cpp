@@ -477,14 +477,14 @@ constexpr size_t kDeclaredSearch = size_t(4) << 20;   // the kernel names its ho
 // A section line behind a quote's markers ("> user@node3:~$ dmesg"), an indent, or a launcher's, a
 // viewer's or a logger's prefix ("3: user@node3:~$ ...", "2024-05-01T12:00:00Z ==> node3.log <==").
 std::optional<std::string_view> section_of(std::string_view l) {
-  l.remove_prefix(quote_markers(l));
+  l.remove_prefix(paste_markers(l));
   if (auto h = section_host(l)) return h;
   if (std::string_view m = printed_part(l, false); m.size() < l.size() && !m.empty()) return section_host(m);
   return std::nullopt;
 }
 
 std::optional<std::string_view> opens_section(std::string_view l) {
-  l.remove_prefix(quote_markers(l));
+  l.remove_prefix(paste_markers(l));
   char c = l.empty() ? '\0' : l[0];
   if (std::isalnum(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == ' ' || c == '$' || c == '#' || c == '=' || c == '-' ||
       c == '*')

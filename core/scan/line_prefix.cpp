@@ -79,19 +79,8 @@ std::optional<LinePrefix> behind_wrapper(std::string_view s) {
 
 }  // namespace
 
-size_t quote_markers(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size() && i < 8 && (s[i] == ' ' || s[i] == '\t')) ++i;
-  if (i >= s.size() || s[i] != '>') return 0;
-  while (i < s.size() && s[i] == '>') {
-    ++i;
-    if (i < s.size() && s[i] == ' ') ++i;
-  }
-  return i;
-}
-
 LinePrefix parse_line_prefix(std::string_view s) {
-  if (size_t k = quote_markers(s); k > 0) {
+  if (size_t k = paste_markers(s); k > 0) {
     LinePrefix q = parse_line_prefix(s.substr(k));
     q.message_offset += k;
     return q;
@@ -151,7 +140,7 @@ std::string join_block_lines(std::string_view buf, size_t start, int lines, std:
     size_t eol = buf.find('\n', pos);
     std::string_view l = buf.substr(pos, eol == std::string_view::npos ? buf.npos : eol - pos);
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    l.remove_prefix(quote_markers(l));
+    l.remove_prefix(paste_markers(l));
     std::string_view msg = messages ? printed_part(l, true) : l;
     if (!messages)
       if (LinePrefix p = parse_line_prefix(l); !p.civil && !p.mono && !p.epoch) msg = l.substr(std::min(l.size(), p.message_offset));

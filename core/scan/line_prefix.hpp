@@ -15,6 +15,7 @@
 
 #include "core/base/time.hpp"
 #include "core/scan/host_word.hpp"
+#include "core/scan/paste_markers.hpp"
 #include "core/scan/written_time.hpp"
 
 namespace attribution {
@@ -39,9 +40,7 @@ LinePrefix parse_line_prefix(std::string_view line);
 // block's or a header's layout); else none do. The whole line when it has no prefix.
 std::string_view printed_part(std::string_view line, bool keep_indent);
 
-// The quote markers a reply or a mail client put before a pasted line ("> ", "> > ", ">>"), with any
-// blanks before them: their length, or 0. Rules read the line after them, as they were printed.
-size_t quote_markers(std::string_view line);
+
 
 
 

@@ -125,7 +125,7 @@ class FileScanner {
     while ((pos = next_candidate(buf_, pos, &hit)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf_, pos);
-      line.remove_prefix(quote_markers(line));  // a quoted paste: rules read the line as printed
+      line.remove_prefix(paste_markers(line));  // a quoted paste: rules read the line as printed
       const size_t at = static_cast<size_t>(line.data() - buf_.data());
       verify(pos, line, hit > at ? hit - at : 0, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {
@@ -232,7 +232,7 @@ class FileScanner {
         std::string_view line = line_at(buf_, at);
         std::map<std::string, std::string> caps;
         LinePrefix prefix = parse_line_prefix(line);
-        bool fresh = m_.captures(r, line.substr(quote_markers(line)), &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
+        bool fresh = m_.captures(r, line.substr(paste_markers(line)), &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
         if (fresh) starts.push_back(at);
         misses = fresh ? 0 : misses + 1;
         if (at == 0) break;
@@ -252,7 +252,7 @@ class FileScanner {
     int64_t line_no = file_.extract ? file_.extract->origin_line(start, lines) : lines + 1;
     touch(start);
     LinePrefix prefix = parse_line_prefix(line);
-    line.remove_prefix(quote_markers(line));
+    line.remove_prefix(paste_markers(line));
     emit(r, line, line, start, line_no, prefix, out);
   }
 

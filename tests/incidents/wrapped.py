@@ -4,7 +4,7 @@
 Each incident of a fixed sample of the dev part is diagnosed as collected and again with every line
 of every log wrapped the way a launcher, a viewer or a web page wraps pasted text (srun -l's task id,
 docker compose's column, a reply's quote markers, a CI log's stamp, colour codes, typographic
-quotes, an indent). A family the plain copy gets right must survive each wrapping, apart from the
+quotes, an indent, cat -n's and grep's line numbers). A family the plain copy gets right must survive each wrapping, apart from the
 losses recorded in levels.toml ([wrapped] family_lost), which may only fall.
 
   wrapped.py ATTRIBUTION            print the losses; fail above the recorded level
@@ -33,6 +33,9 @@ WRAPS = {
     "typographic quotes": lambda line, i, start: line.replace("'", "\u2019"),
     "HTML entities": lambda line, i, start: html.escape(line),
     "indent": lambda line, i, start: "    " + line,
+    "cat -n": lambda line, i, start: "%6d\t" % (i + 1) + line,
+    "grep -n": lambda line, i, start: "%d:" % (i + 1) + line,
+    "grep over files": lambda line, i, start: "logs/train.log:%d:" % (i + 1) + line,
 }
 NO_STAMP = datetime.datetime(2024, 5, 1, 12, 0, 0)  # where a CI runner's stamps start for a log with no date
 STAMP = re.compile(r"\b(20\d\d)-([01]\d)-([0-3]\d)(?:[T ]([0-2]\d):([0-5]\d):([0-5]\d))?")
