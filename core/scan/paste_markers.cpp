@@ -18,9 +18,10 @@ bool log_file_name(std::string_view name) {
   return false;
 }
 
-// A viewer's or grep's line number: cat -n / nl ("    12\t"); grep -n ("12:" before a character that is
-// neither a digit nor a blank: "12:34:56" is a clock, "3: " srun's task label); grep over files ("train.log:12:",
-// only a log's file name, so an NCCL prefix's "host.domain:pid:" or a compiler's "x.cpp:12:" is not one).
+// A viewer's or grep's line number: cat -n / nl ("    12\t"); grep -n ("12:" before anything but a blank and
+// a clock's two digits: "12:34:56" is a clock, "3: " srun's task label, while "1:71885 Killed" and "27:\tState:
+// Down" are grep's); grep over files ("train.log:12:", only a log's file name, so an NCCL prefix's
+// "host.domain:pid:" or a compiler's "x.cpp:12:" is not one).
 size_t line_number_marker(std::string_view s) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   size_t i = 0;
@@ -29,8 +30,12 @@ size_t line_number_marker(std::string_view s) {
   while (d < s.size() && d - i < 7 && digit(s[d])) ++d;
   if (d > i && d < s.size() && s[d] == '\t') return d + 1;
   if (i > 0 || s.empty()) return 0;
-  if (d > 0)
-    return d + 1 < s.size() && s[d] == ':' && !digit(s[d + 1]) && s[d + 1] != ' ' && s[d + 1] != '\t' ? d + 1 : 0;
+  if (d > 0) {
+    if (d + 1 >= s.size() || s[d] != ':' || s[d + 1] == ' ') return 0;
+    size_t k = d + 1;
+    while (k < s.size() && digit(s[k])) ++k;
+    return k - (d + 1) == 2 ? 0 : d + 1;  // "12:34" is a clock's
+  }
   const void* c = std::memchr(s.data(), ':', std::min<size_t>(s.size(), 200));
   if (!c) return 0;
   const size_t colon = static_cast<size_t>(static_cast<const char*>(c) - s.data());

@@ -26,6 +26,9 @@ TEST_CASE("paste markers: a viewer's or grep's line number, and what only looks 
   CHECK(paste_markers("syslog.txt.1:9:x") == 15);
   CHECK(paste_markers("12:> quoted") == 5);                        // both
   CHECK(paste_markers("12:34:56 host kernel: x") == 0);            // a clock
+  CHECK(paste_markers("10:30 AM") == 0);
+  CHECK(paste_markers("1:71885 Killed   python train.py") == 2);   // grep -n of a line that starts with digits
+  CHECK(paste_markers("27:\t\tState: Down") == 3);                 // grep -n of a tab-indented line
   CHECK(paste_markers("3: srun label") == 0);                      // srun -l's task label
   CHECK(paste_markers("ip-10-0-0-1.ec2.internal:4242:4300 [0] NCCL INFO") == 0);  // NCCL's host:pid:tid
   CHECK(paste_markers("/src/x.cpp:12:5: fatal error: cuda.h") == 0);  // a compiler's file:line
