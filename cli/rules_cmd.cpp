@@ -260,7 +260,7 @@ int match_lines(const std::string& file, bool unmatched, const RulesOptions& o) 
     ++line_no;
     std::string_view text = window.front();
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    text.remove_prefix(paste_markers(text));  // as the scan reads a quoted paste
+    text.remove_prefix(paste_markers(text));  // as the scan reads a paste (quote markers, line numbers)
     const std::string_view message_text = printed_part(text, false);
     const std::function<std::string_view()> message = [&] { return message_text; };
     // Every stream's reading of the line (a file's stream is not known here), by the scan's own rule.

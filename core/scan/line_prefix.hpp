@@ -41,9 +41,6 @@ LinePrefix parse_line_prefix(std::string_view line);
 std::string_view printed_part(std::string_view line, bool keep_indent);
 
 
-
-
-
 // Where a line's time comes from when its prefix is not absolute.
 struct TimeContext {
   TimeZone zone;                  // for local wall-clock times without zone

@@ -611,6 +611,15 @@ TEST_CASE("a reply's quote markers before a pasted line: the line after them is 
   CHECK(nested.host == "node01");
   REQUIRE(nested.civil);
   CHECK(nested.civil->hour == 8);
+  // A grep over files and a cat -n line number read the same way (the message after the syslog header).
+  for (std::string_view grepped : {"dmesg.log:27:Mar 14 08:05:41 node01 kernel: NVRM: Xid 79",
+                                   "    27\tMar 14 08:05:41 node01 kernel: NVRM: Xid 79"}) {
+    LinePrefix g = parse_line_prefix(grepped);
+    CHECK(g.host == "node01");
+    REQUIRE(g.civil);
+    CHECK(g.civil->hour == 8);
+    CHECK(grepped.substr(g.message_offset) == "NVRM: Xid 79");
+  }
   // The markers alone say nothing, and a quoted continuation keeps no marker in a joined block.
   LinePrefix bare = parse_line_prefix("> in file");
   CHECK((!bare.civil && bare.host.empty() && bare.rank < 0 && bare.message_offset == 2));

@@ -125,7 +125,7 @@ class FileScanner {
     while ((pos = next_candidate(buf_, pos, &hit)) != std::string_view::npos) {
       count_lines_to(pos);
       std::string_view line = line_at(buf_, pos);
-      line.remove_prefix(paste_markers(line));  // a quoted paste: rules read the line as printed
+      line.remove_prefix(paste_markers(line));  // a paste's quote markers or line number: rules read the line as printed
       const size_t at = static_cast<size_t>(line.data() - buf_.data());
       verify(pos, line, hit > at ? hit - at : 0, &hits, &blocks, &groups, out);
       if (!hits.empty() || !blocks.empty()) {

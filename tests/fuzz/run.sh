@@ -50,15 +50,11 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   CXX=clang++ CC=clang cmake -S "$root" -B "$build" -DATTRIBUTION_FUZZ=ON -DATTRIBUTION_TESTS="$with_tests" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" >/dev/null
 fi
-extra=()
-[ "$with_tests" = ON ] && extra=(attribution attribution_tests)
-if [ "$with_tests" = ON ]; then
-  # The whole tree (everything it holds is wanted): one make graph builds it in parallel, where a list of
-  # targets is built one target after another.
-  cmake --build "$build" -j 2 | grep -Ev '^\[ *[0-9]+%\]' || true
-else
-  cmake --build "$build" -j 2 --target "${targets[@]/#/fuzz_}" | grep -Ev '^\[ *[0-9]+%\]' || true
-fi
+extra=() pick=(--target "${targets[@]/#/fuzz_}")
+# With the tests the whole tree is wanted: built as one make graph, in parallel (a list of targets is
+# built one target after another).
+[ "$with_tests" = ON ] && extra=(attribution attribution_tests) pick=()
+cmake --build "$build" -j 2 "${pick[@]}" | grep -Ev '^\[ *[0-9]+%\]' || true
 for t in "${targets[@]}" "${extra[@]}"; do
   f=$build/fuzz_$t
   [ "$t" = attribution ] || [ "$t" = attribution_tests ] && f=$build/$t

@@ -4,8 +4,9 @@
 Each incident of a fixed sample of the dev part is diagnosed as collected and again with every line
 of every log wrapped the way a launcher, a viewer or a web page wraps pasted text (srun -l's task id,
 docker compose's column, a reply's quote markers, a CI log's stamp, colour codes, typographic
-quotes, an indent, cat -n's and grep's line numbers). A family the plain copy gets right must survive each wrapping, apart from the
-losses recorded in levels.toml ([wrapped] family_lost), which may only fall.
+quotes, an indent, cat -n's and grep's line numbers). A family the plain copy gets right must survive
+each wrapping, apart from the losses recorded in levels.toml ([wrapped] family_lost), which may only
+fall.
 
   wrapped.py ATTRIBUTION            print the losses; fail above the recorded level
   wrapped.py ATTRIBUTION --all      the whole dev part (slower), for finding classes
