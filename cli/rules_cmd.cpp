@@ -19,6 +19,7 @@
 #include "core/base/text.hpp"
 #include "cli/messages.hpp"
 #include "core/base/json_writer.hpp"
+#include "core/scan/block_lines.hpp"
 #include "core/scan/line_prefix.hpp"
 #include "core/rules/matcher.hpp"
 #include "core/rules/rule_catalogue.hpp"

@@ -10,7 +10,7 @@
 #include <map>
 #include <set>
 #include <simdjson.h>
-#include <toml++/toml.h>
+#include "core/base/toml_fixed.hpp"
 
 #include "tests/cli_support.hpp"
 #include "tests/test_json.hpp"

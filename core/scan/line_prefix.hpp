@@ -40,7 +40,6 @@ LinePrefix parse_line_prefix(std::string_view line);
 // block's or a header's layout); else none do. The whole line when it has no prefix.
 std::string_view printed_part(std::string_view line, bool keep_indent);
 
-
 // Where a line's time comes from when its prefix is not absolute.
 struct TimeContext {
   TimeZone zone;                  // for local wall-clock times without zone
@@ -49,18 +48,6 @@ struct TimeContext {
   std::optional<Micros> year_cap; // year-less times never land after this instant
   std::optional<Micros> year_floor;  // nor before this one
 };
-
-// A multi-line rule's text: `lines` lines from `start` (a line start in `buf`), each without its
-// rank/label prefix (a time prefix stays: block patterns read the message layout), joined by '\n'.
-// `starts` gets each line's start.
-// `messages`: every line's stamp goes too (a stamp before each line of a block, as a CI log or a
-// collector writes them, would break the layout a block pattern reads).
-std::string join_block_lines(std::string_view buf, size_t start, int lines, std::vector<size_t>* starts = nullptr,
-                             bool messages = false);
-
-// A joined block with the blanks every non-empty line starts with removed (a block pasted indented, as a
-// code block or under a reply): the lines' layout relative to each other stays. None when no blank is common.
-std::optional<std::string> without_common_indent(std::string_view block);
 
 // The UTC time a prefix gives, if it gives one.
 std::optional<Micros> resolve_time(const LinePrefix& p, const TimeContext& ctx);

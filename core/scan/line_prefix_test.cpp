@@ -601,40 +601,6 @@ TEST_CASE("kubectl's older event rows name the node in their source column") {
   CHECK(parse_line_prefix("Warning, node-7  x").host.empty());  // not indented: not a row
 }
 
-TEST_CASE("a reply's quote markers before a pasted line: the line after them is read as printed") {
-  // What the unquoted line would give, at offsets shifted by the markers.
-  const std::string_view dateless = "> rig-6600 kernel: Out of memory: Killed process 13994 (python)";
-  LinePrefix p = parse_line_prefix(dateless);
-  CHECK(p.host == "rig-6600");
-  CHECK(dateless.substr(p.message_offset) == "Out of memory: Killed process 13994 (python)");
-  LinePrefix nested = parse_line_prefix("> > Mar 14 08:05:41 node01 kernel: NVRM: Xid 79");
-  CHECK(nested.host == "node01");
-  REQUIRE(nested.civil);
-  CHECK(nested.civil->hour == 8);
-  // A grep over files and a cat -n line number read the same way (the message after the syslog header).
-  for (std::string_view grepped : {"dmesg.log:27:Mar 14 08:05:41 node01 kernel: NVRM: Xid 79",
-                                   "    27\tMar 14 08:05:41 node01 kernel: NVRM: Xid 79"}) {
-    LinePrefix g = parse_line_prefix(grepped);
-    CHECK(g.host == "node01");
-    REQUIRE(g.civil);
-    CHECK(g.civil->hour == 8);
-    CHECK(grepped.substr(g.message_offset) == "NVRM: Xid 79");
-  }
-  // The markers alone say nothing, and a quoted continuation keeps no marker in a joined block.
-  LinePrefix bare = parse_line_prefix("> in file");
-  CHECK((!bare.civil && bare.host.empty() && bare.rank < 0 && bare.message_offset == 2));
-  CHECK(join_block_lines("> Out of memory\n> in file\n> ad_gpfs_rdcoll.c,\n", 0, 3) == "Out of memory\nin file\nad_gpfs_rdcoll.c,");
-  // A timed line keeps its stamp in a block (block patterns read the layout), not the markers.
-  CHECK(join_block_lines("> [2025-03-14 09:41:07] MainThread\n>     wait (threading.py:324)\n", 0, 2) ==
-        "[2025-03-14 09:41:07] MainThread\n    wait (threading.py:324)");
-}
-
-TEST_CASE("a block whose every line carries a stamp: read with the stamps, or with messages only") {
-  const std::string_view ci = "2024-05-01T12:00:01.1234567Z     Fabric\n2024-05-01T12:00:01.1234567Z         State  : In Progress\n";
-  CHECK(join_block_lines(ci, 0, 2).find("Z     Fabric\n2024") != std::string::npos);
-  CHECK(join_block_lines(ci, 0, 2, nullptr, true) == "    Fabric\n        State  : In Progress");  // indents kept
-}
-
 TEST_CASE("the printed part of a line: after its prefixes, with or without the indent") {
   CHECK(printed_part("3:    host name:  urmel", true) == "   host name:  urmel");
   CHECK(printed_part("3:    host name:  urmel", false) == "host name:  urmel");
@@ -643,15 +609,4 @@ TEST_CASE("the printed part of a line: after its prefixes, with or without the i
   CHECK(printed_part("    Killed   python train.py", false) == "Killed   python train.py");
   CHECK(printed_part("no prefix at all", true) == "no prefix at all");
   CHECK(printed_part("", false).empty());
-}
-
-TEST_CASE("a block pasted indented is read flush left, its lines' layout kept") {
-  CHECK(without_common_indent("    F0101 x.cc:1] Check failed\n    *** Check failure stack trace: ***\n        @ 0x1 xla::f") ==
-        "F0101 x.cc:1] Check failed\n*** Check failure stack trace: ***\n    @ 0x1 xla::f");
-  CHECK(without_common_indent("  a\n\n  b") == "a\n\nb");        // an empty line does not hold the indent at 0
-  CHECK(without_common_indent("\ta\n\t\tb") == "a\n\tb");
-  CHECK(without_common_indent("  a\n") == "a\n");                // a last newline stays
-  CHECK_FALSE(without_common_indent("a\n    b"));                // nothing in common: no other reading
-  CHECK_FALSE(without_common_indent(""));
-  CHECK_FALSE(without_common_indent("   "));                      // blanks only: nothing to read flush
 }

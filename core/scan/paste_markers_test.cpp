@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "core/scan/line_prefix.hpp"
 #include "core/scan/paste_markers.hpp"
 
 using namespace attribution;
@@ -37,4 +38,28 @@ TEST_CASE("paste markers: a viewer's or grep's line number, and what only looks 
   CHECK(paste_markers("12") == 0);
   CHECK(paste_markers("12\t") == 3);
   CHECK(paste_markers("  12 x") == 0);                             // less -N's blank is a column, not a marker
+}
+
+TEST_CASE("a reply's quote markers before a pasted line: the line after them is read as printed") {
+  // What the unquoted line would give, at offsets shifted by the markers.
+  const std::string_view dateless = "> rig-6600 kernel: Out of memory: Killed process 13994 (python)";
+  LinePrefix p = parse_line_prefix(dateless);
+  CHECK(p.host == "rig-6600");
+  CHECK(dateless.substr(p.message_offset) == "Out of memory: Killed process 13994 (python)");
+  LinePrefix nested = parse_line_prefix("> > Mar 14 08:05:41 node01 kernel: NVRM: Xid 79");
+  CHECK(nested.host == "node01");
+  REQUIRE(nested.civil);
+  CHECK(nested.civil->hour == 8);
+  // A grep over files and a cat -n line number read the same way (the message after the syslog header).
+  for (std::string_view grepped : {"dmesg.log:27:Mar 14 08:05:41 node01 kernel: NVRM: Xid 79",
+                                   "    27\tMar 14 08:05:41 node01 kernel: NVRM: Xid 79"}) {
+    LinePrefix g = parse_line_prefix(grepped);
+    CHECK(g.host == "node01");
+    REQUIRE(g.civil);
+    CHECK(g.civil->hour == 8);
+    CHECK(grepped.substr(g.message_offset) == "NVRM: Xid 79");
+  }
+  // The markers alone say nothing.
+  LinePrefix bare = parse_line_prefix("> in file");
+  CHECK((!bare.civil && bare.host.empty() && bare.rank < 0 && bare.message_offset == 2));
 }

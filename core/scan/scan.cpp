@@ -14,6 +14,7 @@
 #include "core/base/identity.hpp"
 #include "core/base/parallel.hpp"
 #include "core/scan/line_prefix.hpp"
+#include "core/scan/block_lines.hpp"
 #include "core/rules/literal_search.hpp"
 #include "core/scan/year_anchor.hpp"
 #include "core/scan/file_bytes.hpp"
