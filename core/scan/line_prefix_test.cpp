@@ -229,6 +229,11 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("mount.nfs: Connection timed out").host.empty());
   CHECK(parse_line_prefix("mount.nfs4: access denied by server while mounting 10.0.0.2:/home").host.empty());
   CHECK(parse_line_prefix("fsck.ext4: Bad magic number in super-block").host.empty());
+  // The dynamic loader names the program first: a program, not a pdsh label.
+  CHECK(parse_line_prefix("bison-opt: relocation error: /opt/lib/libmpi.so.1: symbol rdma_get_src_port").host.empty());
+  CHECK(parse_line_prefix("train-1: error while loading shared libraries: libcudart.so.12: cannot open").host.empty());
+  CHECK(parse_line_prefix("gpu-node-3: symbol lookup error: ./all_reduce_perf: undefined symbol: ncclCommRegister").host.empty());
+  CHECK(parse_line_prefix("gpu-node-3: all_reduce_perf: symbol lookup error: x").host == "gpu-node-3");
   CHECK(parse_line_prefix("node1.cluster.local: kernel: NVRM: Xid 79").host == "node1.cluster.local");
   CHECK(parse_line_prefix("gpu-7.py-lab.org: kernel: NVRM: Xid 79").host == "gpu-7.py-lab.org");
   // kubectl logs --timestamps before a glog header: the level and date are not a host.

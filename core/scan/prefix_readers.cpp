@@ -154,6 +154,14 @@ std::string_view step_daemon_node(std::string_view w) {
   return w.size() > kStepd.size() && w.substr(0, kStepd.size()) == kStepd ? w.substr(kStepd.size()) : std::string_view();
 }
 
+// The dynamic loader's messages name the program first ("bison-opt: relocation error: ...", "./train:
+// error while loading shared libraries: ..."): that word is a program, not a host label.
+bool loader_message(std::string_view rest) {
+  for (std::string_view m : {"relocation error: ", "symbol lookup error: ", "error while loading shared libraries: "})
+    if (rest.substr(0, m.size()) == m) return true;
+  return false;
+}
+
 // "node12: " before the rest of a line: pdsh, clush, DeepSpeed's and mpirun's per-host output.
 size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
   const size_t a = host_word_end(s, i);
@@ -163,7 +171,7 @@ size_t host_label(std::string_view s, size_t i, LinePrefix& p) {
     p.host = node;
     return a + 2;
   }
-  if (!could_name_machine(w)) return i;
+  if (!could_name_machine(w) || loader_message(s.substr(a + 2))) return i;
   if (redacted_host(w)) return a + 2;  // a label that hides the machine: read past it, name none
   p.host = w;
   return a + 2;
