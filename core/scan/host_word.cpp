@@ -124,7 +124,10 @@ bool could_name_machine(std::string_view w) {
   static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step", "epoch",
                                                    "iteration", "iter", "batch", "line", "task", "worker", "stage",
                                                    "layer", "shard", "chunk", "proc", "process", "thread", "device",
-                                                   "trial", "attempt", "microbatch"};
+                                                   "trial", "attempt", "microbatch",
+                                                   // HCA driver instances and IB device names ("hermon0:",
+                                                   // "mcxnex0:" on Solaris, "mlx5_0:"), not machines
+                                                   "hermon", "mcxnex", "tavor", "mlx4", "mlx5"};
   for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
     if (w.substr(0, n.size()) == n) {
       std::string_view rest = w.substr(n.size());

@@ -229,6 +229,10 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("mount.nfs: Connection timed out").host.empty());
   CHECK(parse_line_prefix("mount.nfs4: access denied by server while mounting 10.0.0.2:/home").host.empty());
   CHECK(parse_line_prefix("fsck.ext4: Bad magic number in super-block").host.empty());
+  // An HCA driver's instance or an IB device before its message is not a machine.
+  CHECK(parse_line_prefix("hermon0: CQE transport retry counter exceeded").host.empty());
+  CHECK(parse_line_prefix("mlx5_0: port 1 link down").host.empty());
+  CHECK(parse_line_prefix("mlx5-node1: kernel: mlx5_core 0000:3b:00.0: link down").host == "mlx5-node1");
   // The dynamic loader names the program first: a program, not a pdsh label.
   CHECK(parse_line_prefix("bison-opt: relocation error: /opt/lib/libmpi.so.1: symbol rdma_get_src_port").host.empty());
   CHECK(parse_line_prefix("train-1: error while loading shared libraries: libcudart.so.12: cannot open").host.empty());
