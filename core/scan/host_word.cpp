@@ -90,6 +90,20 @@ bool prose_word(std::string_view w) {
   return false;
 }
 
+// An HCA driver's instance or an IB device's name ("hermon0", "mcxnex0" on Solaris, "mlx5_0", a bare
+// "mlx5"), written before its message as a host label would be. Only these exact shapes: "mlx5-01" or
+// "hermon12-a" may name machines.
+static bool hca_device_word(std::string_view w) {
+  auto digits_from = [&](size_t i) {
+    return i < w.size() && std::all_of(w.begin() + static_cast<std::ptrdiff_t>(i), w.end(), is_digit);
+  };
+  if (w == "mlx4" || w == "mlx5") return true;
+  if ((w.substr(0, 5) == "mlx4_" || w.substr(0, 5) == "mlx5_") && digits_from(5)) return true;
+  for (std::string_view d : {"hermon", "tavor", "mcxnex"})
+    if (w.substr(0, d.size()) == d && digits_from(d.size())) return true;
+  return false;
+}
+
 bool could_name_machine(std::string_view w) {
   // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
   // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
@@ -124,10 +138,8 @@ bool could_name_machine(std::string_view w) {
   static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step", "epoch",
                                                    "iteration", "iter", "batch", "line", "task", "worker", "stage",
                                                    "layer", "shard", "chunk", "proc", "process", "thread", "device",
-                                                   "trial", "attempt", "microbatch",
-                                                   // HCA driver instances and IB device names ("hermon0:",
-                                                   // "mcxnex0:" on Solaris, "mlx5_0:"), not machines
-                                                   "hermon", "mcxnex", "tavor", "mlx4", "mlx5"};
+                                                   "trial", "attempt", "microbatch"};
+  if (hca_device_word(w)) return false;
   for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
     if (w.substr(0, n.size()) == n) {
       std::string_view rest = w.substr(n.size());

@@ -233,6 +233,8 @@ TEST_CASE("host labels (pdsh, DeepSpeed runner) and what is not one") {
   CHECK(parse_line_prefix("hermon0: CQE transport retry counter exceeded").host.empty());
   CHECK(parse_line_prefix("mlx5_0: port 1 link down").host.empty());
   CHECK(parse_line_prefix("mlx5-node1: kernel: mlx5_core 0000:3b:00.0: link down").host == "mlx5-node1");
+  CHECK(parse_line_prefix("mlx5-01: kernel: NVRM: Xid (PCI:0000:3b:00): 79").host == "mlx5-01");
+  CHECK(parse_line_prefix("mlx5: c101-011: got completion with error").host.empty());
   // The dynamic loader names the program first: a program, not a pdsh label.
   CHECK(parse_line_prefix("bison-opt: relocation error: /opt/lib/libmpi.so.1: symbol rdma_get_src_port").host.empty());
   CHECK(parse_line_prefix("train-1: error while loading shared libraries: libcudart.so.12: cannot open").host.empty());
