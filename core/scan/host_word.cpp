@@ -135,11 +135,11 @@ bool could_name_machine(std::string_view w) {
   // A GPU architecture's name ("sm_90", "gfx90a", "compute_80"), not a machine.
   for (std::string_view arch : {"sm_", "gfx", "compute_"})
     if (w.substr(0, arch.size()) == arch && w.size() > arch.size() && is_digit(w[arch.size()])) return false;
+  if (hca_device_word(w)) return false;
   static constexpr std::string_view kNotHosts[] = {"rank", "default", "frame", "local_rank", "cuda", "step", "epoch",
                                                    "iteration", "iter", "batch", "line", "task", "worker", "stage",
                                                    "layer", "shard", "chunk", "proc", "process", "thread", "device",
                                                    "trial", "attempt", "microbatch"};
-  if (hca_device_word(w)) return false;
   for (std::string_view n : kNotHosts)  // "rank3:", "step_100:" count things, they are not machines
     if (w.substr(0, n.size()) == n) {
       std::string_view rest = w.substr(n.size());

@@ -82,6 +82,7 @@ LinePrefix parse_line_prefix(std::string_view s) {
   if (size_t k = paste_markers(s); k > 0) {
     LinePrefix q = parse_line_prefix(s.substr(k));
     q.message_offset += k;
+    q.paste_markers = k;
     return q;
   }
   LinePrefix p = parse_prefix_at(s);

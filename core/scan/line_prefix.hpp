@@ -31,6 +31,7 @@ struct LinePrefix {
   int gpu = -1;                    // NCCL [cudaDev]
   int64_t pid = -1;
   size_t message_offset = 0;       // where the text after all known prefixes starts
+  size_t paste_markers = 0;        // paste_markers(line): the quote markers / line number the line starts with
 };
 
 LinePrefix parse_line_prefix(std::string_view line);

@@ -59,6 +59,9 @@ TEST_CASE("a reply's quote markers before a pasted line: the line after them is 
     CHECK(g.civil->hour == 8);
     CHECK(grepped.substr(g.message_offset) == "NVRM: Xid 79");
   }
+  // The prefix keeps the markers' length, as paste_markers gives it (an inner line number is not added).
+  for (std::string_view l : {"> x", "    27\tMar 14 08:05:41 node01 kernel: y", "> 12:foo", "plain line", "12:34:56 host x"})
+    CHECK(parse_line_prefix(l).paste_markers == paste_markers(l));
   // The markers alone say nothing.
   LinePrefix bare = parse_line_prefix("> in file");
   CHECK((!bare.civil && bare.host.empty() && bare.rank < 0 && bare.message_offset == 2));

@@ -233,7 +233,7 @@ class FileScanner {
         std::string_view line = line_at(buf_, at);
         std::map<std::string, std::string> caps;
         LinePrefix prefix = parse_line_prefix(line);
-        bool fresh = m_.captures(r, line.substr(paste_markers(line)), &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
+        bool fresh = m_.captures(r, line.substr(prefix.paste_markers), &caps) && seen.emplace(prefix.host, prefix.pid, prefix.rank).second;
         if (fresh) starts.push_back(at);
         misses = fresh ? 0 : misses + 1;
         if (at == 0) break;
@@ -253,7 +253,7 @@ class FileScanner {
     int64_t line_no = file_.extract ? file_.extract->origin_line(start, lines) : lines + 1;
     touch(start);
     LinePrefix prefix = parse_line_prefix(line);
-    line.remove_prefix(paste_markers(line));
+    line.remove_prefix(prefix.paste_markers);
     emit(r, line, line, start, line_no, prefix, out);
   }
 
