@@ -126,6 +126,23 @@ match = [{ line = "错误: 显存不足" }]
   CHECK(count(findings, true, "", "t.zh") == 0);  // a literal of UTF-8 letters is fine
 }
 
+TEST_CASE("rule lint: a literal whose every window run holds four blanks is a warning") {
+  auto rules = parse(R"(
+[[rule]]
+id = "t.col"
+title = "col"
+literals = ["             0 ", "          -998 ", "x   y   z"]
+pattern = ' {13}0 | {10}-998 |x   y   z'
+role = "symptom"
+match = [{ line = "a             0 b" }, { line = "a          -998 b" }, { line = "x   y   z" }]
+)",
+                     "r.toml");
+  auto findings = lint_rules(rules, rules, 1000);
+  CHECK(count(findings, false, "literal '             0 ' holds four blanks", "t.col") == 1);
+  // "-998" and its neighbours give a run of windows without a blank one; runs of three spaces never fill a window
+  CHECK(count(findings, false, "holds four blanks", "t.col") == 1);
+}
+
 TEST_CASE("rule lint: an escape only RE2 accepts is an error (export-patterns feeds other engines)") {
   auto rules = parse(R"(
 [[rule]]
