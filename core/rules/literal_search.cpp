@@ -510,10 +510,51 @@ size_t LiteralSearch::find_every(std::string_view buf, size_t from) const {
   return best;
 }
 
+#if defined(ATTRIBUTION_AVX2)
+namespace {
+// count_byte's loop 32 bytes at a time: half the instructions of the SSE2 one, on the newline counts of
+// every scanned file and of the look-around's sweeps. Counts the bytes before the last partial block.
+__attribute__((target("avx2"))) size_t count_byte_avx2(const char* p, size_t n, char c, size_t* done) {
+  const __m256i needle = _mm256_set1_epi8(c);
+  size_t i = 0, total = 0;
+  while (i + 32 <= n) {
+    __m256i acc = _mm256_setzero_si256();  // byte lanes: at most 255 rounds before they are summed
+    for (int r = 0; r < 255 && i + 32 <= n; ++r, i += 32)
+      acc = _mm256_sub_epi8(acc, _mm256_cmpeq_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)), needle));
+    __m256i sums = _mm256_sad_epu8(acc, _mm256_setzero_si256());
+    total += static_cast<size_t>(_mm256_extract_epi64(sums, 0)) + static_cast<size_t>(_mm256_extract_epi64(sums, 1)) +
+             static_cast<size_t>(_mm256_extract_epi64(sums, 2)) + static_cast<size_t>(_mm256_extract_epi64(sums, 3));
+  }
+  *done = i;
+  return total;
+}
+}  // namespace
+#endif
+
+size_t find_byte_pair(std::string_view s, char a, char b, size_t from) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  size_t i = from;
+#if defined(__SSE2__)
+  const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b);
+  for (; i + 17 <= n; i += 16) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
+    if (int m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)))) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+  }
+#endif
+  for (; i + 1 < n; ++i)
+    if (p[i] == a && p[i + 1] == b) return i;
+  return std::string_view::npos;
+}
+
 size_t count_byte(std::string_view s, char c) {
   const char* p = s.data();
   const size_t n = s.size();
   size_t i = 0, total = 0;
+#if defined(ATTRIBUTION_AVX2)
+  if (n >= 64 && avx2_allowed.load(std::memory_order_relaxed) && cpu_has_avx2()) total = count_byte_avx2(p, n, c, &i);
+#endif
 #if defined(__SSE2__)
   const __m128i needle = _mm_set1_epi8(c);
   while (i + 16 <= n) {

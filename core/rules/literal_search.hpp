@@ -137,7 +137,10 @@ class LiteralSearch {
   bool has_empty_ = false;  // an empty literal occurs everywhere
 };
 
-// Number of bytes equal to `c` in `s` (newlines, for line numbers), 16 bytes at a time.
+// Number of bytes equal to `c` in `s` (newlines, for line numbers), 32 or 16 bytes at a time.
 size_t count_byte(std::string_view s, char c);
+// The first position at or after `from` where `a` is followed by `b` in `s`, or npos: 16 positions at a
+// time (glibc's memmem takes a few instructions a byte for needles this short).
+size_t find_byte_pair(std::string_view s, char a, char b, size_t from = 0);
 
 }  // namespace attribution

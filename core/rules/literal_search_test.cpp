@@ -212,12 +212,29 @@ TEST_CASE("literal search agrees with find on log-like buffers with the real lit
   }
 }
 
-TEST_CASE("count_byte counts newlines across block and lane-overflow boundaries") {
-  std::mt19937 rng(3);
-  for (size_t n : {0, 1, 15, 16, 17, 255 * 16 - 1, 255 * 16, 255 * 16 + 1, 10000}) {
-    std::string s = random_text(rng, n, "ab\n");
-    CHECK(count_byte(s, '\n') == static_cast<size_t>(std::count(s.begin(), s.end(), '\n')));
+TEST_CASE("find_byte_pair finds the first pair at or after `from`, like a search for the two bytes") {
+  std::mt19937 rng(5);
+  for (size_t n : {0, 1, 2, 16, 17, 18, 33, 100, 1000}) {
+    std::string s = random_text(rng, n, "ab'x");
+    for (size_t from : {size_t(0), size_t(1), n / 2, n})
+      CHECK(find_byte_pair(s, '\'', '\'', from) == s.find("''", from));
   }
-  std::string all(5000, '\n');  // every lane full: 255 rounds of 16 must not wrap a byte counter
-  CHECK(count_byte(all, '\n') == 5000);
+  CHECK(find_byte_pair(std::string(15, 'x') + "[0m", '[', '0') == 15);  // across a 16-byte block's edge
+  CHECK(find_byte_pair("x[", '[', '0') == std::string_view::npos);       // the last byte has no successor
+}
+
+TEST_CASE("count_byte counts newlines across block and lane-overflow boundaries, with and without AVX2") {
+  for (bool avx2 : {false, true}) {
+    LiteralSearch::use_avx2(avx2);
+    INFO("avx2 " << avx2);
+    std::mt19937 rng(3);
+    for (size_t n : {0, 1, 15, 16, 17, 63, 64, 65, 255 * 16 - 1, 255 * 16, 255 * 16 + 1, 255 * 32 - 1, 255 * 32,
+                     255 * 32 + 1, 255 * 32 + 47, 10000}) {
+      std::string s = random_text(rng, n, "ab\n");
+      CHECK(count_byte(s, '\n') == static_cast<size_t>(std::count(s.begin(), s.end(), '\n')));
+    }
+    // every lane full: 255 rounds must not wrap a byte counter
+    for (size_t n : {5000, 255 * 32 * 3 + 7}) CHECK(count_byte(std::string(n, '\n'), '\n') == n);
+  }
+  LiteralSearch::use_avx2(true);
 }

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 
+#include "core/rules/literal_search.hpp"
 #include "core/scan/written_time.hpp"
 
 namespace attribution {
@@ -44,8 +45,7 @@ bool doubled_apostrophe(std::string_view s, size_t i) {
 
 // The doubled apostrophes in `s` read once (see doubled_apostrophe); `s` itself when there are none.
 std::string undoubled(std::string s) {
-  const char* p = static_cast<const char*>(memmem(s.data(), s.size(), "''", 2));
-  if (!p) return s;
+  if (find_byte_pair(s, '\'', '\'') == std::string_view::npos) return s;
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -74,9 +74,10 @@ Marks marks_in(std::string_view s) {
   each('&', [&](std::string_view r) {
     for (std::string_view e : kEntities) m.entities = m.entities || r.substr(0, e.size()) == e;
   });
-  m.bare_sgr = !m.escapes && memmem(s.data(), s.size(), "[0m", 3) != nullptr;
-  for (const char* p = s.data(); !m.doubled && (p = static_cast<const char*>(memmem(p, s.data() + s.size() - p, "''", 2))); ++p)
-    m.doubled = doubled_apostrophe(s, static_cast<size_t>(p - s.data()));
+  for (size_t i = 0; !m.escapes && !m.bare_sgr && (i = find_byte_pair(s, '[', '0', i)) != std::string_view::npos; ++i)
+    m.bare_sgr = i + 2 < s.size() && s[i + 2] == 'm';
+  for (size_t i = 0; !m.doubled && (i = find_byte_pair(s, '\'', '\'', i)) != std::string_view::npos; ++i)
+    m.doubled = doubled_apostrophe(s, i);
   return m;
 }
 
