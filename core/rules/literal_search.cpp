@@ -540,7 +540,8 @@ size_t find_byte_pair(std::string_view s, char a, char b, size_t from) {
   for (; i + 17 <= n; i += 16) {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 1));
-    if (int m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb)))) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(m)));
+    if (int m = _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(y, vb))))
+      return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(m)));
   }
 #endif
   for (; i + 1 < n; ++i)
