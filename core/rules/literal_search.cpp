@@ -107,6 +107,17 @@ std::atomic<bool> avx2_allowed{true};
 
 void LiteralSearch::use_avx2(bool on) { avx2_allowed = on; }
 
+bool LiteralSearch::blank_in_every_window_run(std::string_view lit) {
+  if (lit.size() < kMinWindowed) return false;
+  auto blank = [&](size_t o) { return lit.substr(o, 4).find_first_not_of(" \t") == std::string_view::npos; };
+  for (size_t run = 0; run + kStride <= lit.size() - 3; ++run) {
+    size_t o = run;
+    while (o < run + kStride && !blank(o)) ++o;
+    if (o == run + kStride) return false;  // a run without a blank window
+  }
+  return true;
+}
+
 bool LiteralSearch::avx2_available() {
 #if defined(ATTRIBUTION_AVX2)
   return cpu_has_avx2();

@@ -47,6 +47,9 @@ class LiteralSearch {
   // there: at most kMaxShortLiterals shorter than kMinWindowed, none of a single byte. Otherwise every
   // position is tested, several times slower.
   static bool strided_for(const std::vector<std::string>& literals);
+  // Whether every run of windows the filter could register for `lit` (kStride in a row) holds one of four
+  // blanks: then every aligned run of spaces in the text is checked against it (rules lint warns).
+  static bool blank_in_every_window_run(std::string_view lit);
   // Tests: whether the AVX2 loop runs where the CPU has AVX2 (default true); both loops give the
   // same answers.
   static void use_avx2(bool on);

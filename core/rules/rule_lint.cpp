@@ -26,21 +26,6 @@ char superfluous_escape(const std::string& pattern) {
   return 0;
 }
 
-// True when every run of kStride consecutive 4-byte windows of `lit` (what the prefilter registers, one of
-// them aligned wherever the literal stands) holds a window of four blanks: then every aligned run of four
-// spaces in the input, on most indented or column-aligned lines, is checked against the literal.
-bool blank_window_in_every_group(std::string_view lit) {
-  if (lit.size() < LiteralSearch::kMinWindowed) return false;
-  const size_t windows = lit.size() - 3;
-  auto blank = [&](size_t o) { return lit.substr(o, 4).find_first_not_of(" \t") == std::string_view::npos; };
-  constexpr size_t kRun = LiteralSearch::kMinWindowed - 3;  // the windows a literal registers in a row
-  for (size_t g = 0; g + kRun <= windows; ++g) {
-    bool any_blank = false;
-    for (size_t o = g; o < g + kRun; ++o) any_blank = any_blank || blank(o);
-    if (!any_blank) return false;
-  }
-  return true;
-}
 }  // namespace
 
 std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::vector<Rule>& universe,
@@ -90,7 +75,7 @@ std::vector<LintFinding> lint_rules(const std::vector<Rule>& rules, const std::v
         add(true, fmt::format("literal '{}' has no letter or digit: spaces and punctuation are on most lines, so "
                               "the prefilter would let nearly every line through to the regex",
                               lit));
-      if (blank_window_in_every_group(lit))
+      if (LiteralSearch::blank_in_every_window_run(lit))
         add(false, fmt::format("literal '{}' holds four blanks in every run of windows the prefilter could register "
                                "for it: each aligned run of spaces in the input is checked against it; shorten the "
                                "blanks or use other text the pattern requires",

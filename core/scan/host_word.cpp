@@ -22,6 +22,16 @@ bool file_name_like(std::string_view w) {
   return std::find(std::begin(kExtensions), std::end(kExtensions), ext) != std::end(kExtensions);
 }
 
+// An HCA driver's instance or an IB device's name ("hermon0", "mcxnex0" on Solaris, "mlx5_0", a bare
+// "mlx5"), written before its message as a host label would be. Only these exact shapes: "mlx5-01" or
+// "hermon12-a" may name machines.
+bool hca_device_word(std::string_view w) {
+  if (w == "mlx4" || w == "mlx5") return true;
+  for (std::string_view d : {"mlx4_", "mlx5_", "hermon", "tavor", "mcxnex"})
+    if (w.size() > d.size() && w.substr(0, d.size()) == d && std::all_of(w.begin() + d.size(), w.end(), is_digit)) return true;
+  return false;
+}
+
 }  // namespace
 
 // A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
@@ -87,20 +97,6 @@ bool prose_word(std::string_view w) {
       "might", "must", "after", "before", "during", "until", "all", "any", "some", "each", "every", "please"};
   for (std::string_view k : kWords)
     if (w == k) return true;
-  return false;
-}
-
-// An HCA driver's instance or an IB device's name ("hermon0", "mcxnex0" on Solaris, "mlx5_0", a bare
-// "mlx5"), written before its message as a host label would be. Only these exact shapes: "mlx5-01" or
-// "hermon12-a" may name machines.
-static bool hca_device_word(std::string_view w) {
-  auto digits_from = [&](size_t i) {
-    return i < w.size() && std::all_of(w.begin() + static_cast<std::ptrdiff_t>(i), w.end(), is_digit);
-  };
-  if (w == "mlx4" || w == "mlx5") return true;
-  if ((w.substr(0, 5) == "mlx4_" || w.substr(0, 5) == "mlx5_") && digits_from(5)) return true;
-  for (std::string_view d : {"hermon", "tavor", "mcxnex"})
-    if (w.substr(0, d.size()) == d && digits_from(d.size())) return true;
   return false;
 }
 
