@@ -100,6 +100,24 @@ category = "first_failure"
 match = [{ line = "Root Cause (first observed failure):\n[0]:\n  time      : 2026-06-08_19:04:45\n  host      : c561-007.x.edu\n  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 102930)" }]
 
 [[rule]]
+id = "t.traceback"
+title = "A Python traceback begins"
+literals = ["Traceback (most recent call last):"]
+pattern = 'Traceback \(most recent call last\):'
+role = "context"
+category = "python_traceback"
+match = [{ line = "[rank1]: Traceback (most recent call last):" }]
+
+[[rule]]
+id = "t.child-ended"
+title = "A launcher reported that a child ended"
+literals = ["ChildFailedError"]
+pattern = 'errors\.ChildFailedError:'
+role = "context"
+category = "child_ended"
+match = [{ line = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:" }]
+
+[[rule]]
 id = "t.check-failed"
 title = "A glog fatal check and the stack trace header after it (the stamp is part of the pattern)"
 literals = ["] Check failed: "]

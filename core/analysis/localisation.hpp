@@ -11,7 +11,7 @@ namespace attribution {
 
 struct Localisation {
   // collective-mismatch | host-mismatch | never-enqueued | stuck-in-collective | hang-minority |
-  // converging-peer | waited-without-fault | library-error-without-fault | first-failure
+  // converging-peer | waited-without-fault | library-error-without-fault | first-failure | program-raised
   std::string kind;
   std::string category;  // outcome category
   std::string family;

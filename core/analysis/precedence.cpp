@@ -165,6 +165,36 @@ std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rule
   return l;
 }
 
+// A Python traceback and nothing else the rules read: no fault, no symptom, no process exit (a launcher's
+// report that a child ended is one: its traceback is the launcher's). The program raised: pasted excerpts often stop before the exception
+// line, or it is of a class no rule names. As exit code 1 does for first_failure, that makes it the
+// application's, at low confidence.
+std::optional<Localisation> program_raised(const Timeline& t, const RuleSet& rules) {
+  std::optional<size_t> first;
+  for (size_t i = 0; i < t.findings.size(); ++i) {
+    const Finding& f = t.findings[i];
+    const Rule& r = rules.rules[f.rule];
+    if (r.role == Role::symptom || r.role == Role::cause) return std::nullopt;
+    if (r.category == "first_failure" || r.category == "child_ended" || f.fields.count("exit_code"))
+      return std::nullopt;
+    if (r.category == "python_traceback" && (!first || f.first_seen < t.findings[*first].first_seen)) first = i;
+  }
+  if (!first) return std::nullopt;
+  const Finding& f = t.findings[*first];
+  Localisation l = localisation("program-raised", "python_exception", "application", Blame::application);
+  l.host = f.host;
+  l.rank = f.rank;
+  l.title = fmt::format("The program raised a Python exception{} and no fault was found",
+                        f.host.empty() ? std::string() : " on " + f.host);
+  l.detail = "the logs hold a Python traceback and nothing any rule reads as a fault or a symptom; the exception at "
+             "its end, if the excerpt has it, is not one the rules know";
+  l.action = "Read the exception at the end of this traceback in the full log of that process (the excerpt may stop "
+             "before it) and fix the program or its input; if it names a file system, device or network error, "
+             "check that on the node.";
+  l.findings.push_back(*first);
+  return l;
+}
+
 // The rule's `repeated` reading holds when its findings on the root's GPU come from enough distinct
 // processes and no other GPU of the job shows the rule: one bad GPU, not the application everywhere.
 std::string repeated_on_one_gpu(const Timeline& t, const RuleSet& rules, size_t root) {
@@ -412,7 +442,8 @@ std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, co
   if (auto l = library_error_without_fault(t, rules)) return l;
   if (auto l = init_incomplete(t, rules)) return l;
   if (auto l = first_failure(t, rules)) return l;
-  return throughput_drop(t);  // nothing failed that a line says: a job that only got slower
+  if (auto l = throughput_drop(t)) return l;  // measured: a job that failed nowhere but got slower
+  return program_raised(t, rules);  // nothing failed that a line says: a job that only got slower
 }
 
 }  // namespace

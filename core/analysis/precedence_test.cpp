@@ -133,6 +133,55 @@ TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the ap
   CHECK(d.localisation->blame == Blame::application);
 }
 
+TEST_CASE("no cause and no symptom: the earliest Python traceback is the program's exception") {
+  Builder b;
+  b.add("t.traceback", "node1", kT0 + 3 * kMin, 0);
+  b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  REQUIRE(d.localisation);
+  CHECK(d.localisation->kind == "program-raised");
+  CHECK(d.localisation->host == "node2");
+  CHECK(d.localisation->rank == 1);
+  CHECK(d.localisation->family == "application");
+  CHECK(d.localisation->blame == Blame::application);
+}
+
+TEST_CASE("a traceback beside a symptom, an exit or a weak cause is not read as the program's exception") {
+  SECTION("a symptom nothing localises: no suspect at all") {
+    Builder b;
+    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
+    b.add("t.nccl-peer", "node1", kT0 + 3 * kMin, 0);
+    auto t = b.timeline();
+    CHECK_FALSE(resolve_precedence(t, b.rules, b.w).localisation);
+  }
+  SECTION("a process exit: the first failure") {
+    Builder b;
+    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
+    b.add("t.first-failure", "node1", kT0 + 3 * kMin, 0).fields["exit_code"] = "-15";
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE(d.localisation);
+    CHECK(d.localisation->kind == "first-failure");
+  }
+  SECTION("a launcher's report that a child ended: the traceback is the launcher's") {
+    Builder b;
+    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
+    b.add("t.child-ended", "node2", kT0 + 2 * kMin, 1);
+    auto t = b.timeline();
+    CHECK_FALSE(resolve_precedence(t, b.rules, b.w).localisation);
+  }
+  SECTION("a weak cause: it is the root cause") {
+    Builder b;
+    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
+    b.add("t.weak-link", "node1", kT0 + 3 * kMin, 0).peer = "node4";
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    CHECK(d.roots.size() == 1);
+    CHECK_FALSE(d.localisation);
+  }
+}
+
 TEST_CASE("Xid 45 that names its cause joins that Xid even when another fault came first") {
   Builder b;
   b.add("t.xid79", "node3", kT0, -1, "0000:b9:00.0").fields["xid"] = "79";
