@@ -37,7 +37,7 @@ bool hca_device_word(std::string_view w) {
 // A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
 // '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
 bool host_like(std::string_view w) {
-  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  if (w.empty() || w.size() > 64 || !ascii_alnum(w.front())) return false;
   bool marked = false, alpha_or_ip = false;
   for (char c : w) {
     if (!host_char(c)) return false;

@@ -91,7 +91,7 @@ namespace {
 // paste redacted it ("::16674:16674 [0] NCCL INFO").
 bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
   size_t a = i;
-  while (a < s.size() && (std::isalnum(static_cast<unsigned char>(s[a])) || s[a] == '-' || s[a] == '_' || s[a] == '.')) ++a;
+  while (a < s.size() && host_char(s[a])) ++a;
   if (a == i && a + 1 < s.size() && s[a] == ':' && s[a + 1] == ':') ++a;  // redacted host: "::pid:tid"
   bool placeholder = false;
   if (a == i && a < s.size() && s[a] == '<') {  // a paste's "<hostname>:pid:tid" stands for a host it hid
@@ -352,7 +352,7 @@ Next ucx_ident(std::string_view s, size_t i, LinePrefix& p) {
   }
   if (fields == 0 || b >= r.size() || r[b] != ']') return std::nullopt;
   std::string_view host = r.substr(1, a - 1);
-  if (std::isalnum(static_cast<unsigned char>(host[0])) && !redacted_host(host)) p.host = host;
+  if (ascii_alnum(host[0]) && !redacted_host(host)) p.host = host;
   return skip_blanks(s, i + b + 1);
 }
 
