@@ -147,36 +147,30 @@ TEST_CASE("no cause and no symptom: the earliest Python traceback is the program
   CHECK(d.localisation->blame == Blame::application);
 }
 
+// A traceback on node2 and one other finding a minute later, on `host`.
+Diagnosis beside_traceback(const char* rule, const char* host, void (*set)(Finding&) = nullptr) {
+  Builder b;
+  b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
+  Finding& other = b.add(rule, host, kT0 + 3 * kMin, 0);
+  if (set) set(other);
+  auto t = b.timeline();
+  return resolve_precedence(t, b.rules, b.w);
+}
+
 TEST_CASE("a traceback beside a symptom, an exit or a weak cause is not read as the program's exception") {
   SECTION("a symptom nothing localises: no suspect at all") {
-    Builder b;
-    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
-    b.add("t.nccl-peer", "node1", kT0 + 3 * kMin, 0);
-    auto t = b.timeline();
-    CHECK_FALSE(resolve_precedence(t, b.rules, b.w).localisation);
+    CHECK_FALSE(beside_traceback("t.nccl-peer", "node1").localisation);
   }
   SECTION("a process exit: the first failure") {
-    Builder b;
-    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
-    b.add("t.first-failure", "node1", kT0 + 3 * kMin, 0).fields["exit_code"] = "-15";
-    auto t = b.timeline();
-    auto d = resolve_precedence(t, b.rules, b.w);
+    auto d = beside_traceback("t.first-failure", "node1", [](Finding& f) { f.fields["exit_code"] = "-15"; });
     REQUIRE(d.localisation);
     CHECK(d.localisation->kind == "first-failure");
   }
   SECTION("a launcher's report that a child ended: the traceback is the launcher's") {
-    Builder b;
-    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
-    b.add("t.child-ended", "node2", kT0 + 2 * kMin, 1);
-    auto t = b.timeline();
-    CHECK_FALSE(resolve_precedence(t, b.rules, b.w).localisation);
+    CHECK_FALSE(beside_traceback("t.child-ended", "node2").localisation);
   }
   SECTION("a weak cause: it is the root cause") {
-    Builder b;
-    b.add("t.traceback", "node2", kT0 + 2 * kMin, 1);
-    b.add("t.weak-link", "node1", kT0 + 3 * kMin, 0).peer = "node4";
-    auto t = b.timeline();
-    auto d = resolve_precedence(t, b.rules, b.w);
+    auto d = beside_traceback("t.weak-link", "node1", [](Finding& f) { f.peer = "node4"; });
     CHECK(d.roots.size() == 1);
     CHECK_FALSE(d.localisation);
   }
