@@ -137,13 +137,14 @@ std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w
   return l;
 }
 
+// A line that says a process ended: torchrun's failure summary, or any finding with an exit code.
+bool process_exit(const Finding& f, const Rule& r) { return r.category == "first_failure" || f.fields.count("exit_code"); }
+
 std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rules) {
   std::optional<size_t> best;
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
-    const Rule& r = rules.rules[f.rule];
-    bool is_exit = r.category == "first_failure" || f.fields.count("exit_code");
-    if (!is_exit || f.time_inferred) continue;
+    if (!process_exit(f, rules.rules[f.rule]) || f.time_inferred) continue;
     if (!best || f.first_seen < t.findings[*best].first_seen) best = i;
   }
   if (!best) return std::nullopt;
@@ -166,17 +167,16 @@ std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rule
 }
 
 // A Python traceback and nothing else the rules read: no fault, no symptom, no process exit (a launcher's
-// report that a child ended is one: its traceback is the launcher's). The program raised: pasted excerpts often stop before the exception
-// line, or it is of a class no rule names. As exit code 1 does for first_failure, that makes it the
-// application's, at low confidence.
+// report that a child ended is one: its traceback is the launcher's). The program raised: pasted excerpts
+// often stop before the exception line, or it is of a class no rule names. As exit code 1 does for
+// first_failure, that makes it the application's, at low confidence.
 std::optional<Localisation> program_raised(const Timeline& t, const RuleSet& rules) {
   std::optional<size_t> first;
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
     const Rule& r = rules.rules[f.rule];
     if (r.role == Role::symptom || r.role == Role::cause) return std::nullopt;
-    if (r.category == "first_failure" || r.category == "child_ended" || f.fields.count("exit_code"))
-      return std::nullopt;
+    if (process_exit(f, r) || r.category == "child_ended") return std::nullopt;
     if (r.category == "python_traceback" && (!first || f.first_seen < t.findings[*first].first_seen)) first = i;
   }
   if (!first) return std::nullopt;
@@ -442,8 +442,8 @@ std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, co
   if (auto l = library_error_without_fault(t, rules)) return l;
   if (auto l = init_incomplete(t, rules)) return l;
   if (auto l = first_failure(t, rules)) return l;
-  if (auto l = throughput_drop(t)) return l;  // measured: a job that failed nowhere but got slower
-  return program_raised(t, rules);  // nothing failed that a line says: a job that only got slower
+  if (auto l = throughput_drop(t)) return l;  // nothing failed that a line says: a job that only got slower
+  return program_raised(t, rules);
 }
 
 }  // namespace

@@ -90,8 +90,7 @@ namespace {
 // NCCL "host:pid:tid [dev] " at s[i..]. The host may be a FQDN or an address, or missing where a
 // paste redacted it ("::16674:16674 [0] NCCL INFO").
 bool nccl_ident(std::string_view s, size_t& i, LinePrefix& p) {
-  size_t a = i;
-  while (a < s.size() && host_char(s[a])) ++a;
+  size_t a = host_word_end(s, i);
   if (a == i && a + 1 < s.size() && s[a] == ':' && s[a + 1] == ':') ++a;  // redacted host: "::pid:tid"
   bool placeholder = false;
   if (a == i && a < s.size() && s[a] == '<') {  // a paste's "<hostname>:pid:tid" stands for a host it hid
