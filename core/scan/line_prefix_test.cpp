@@ -603,6 +603,11 @@ TEST_CASE("a machine's name right after the stamp: before a colon or a level wor
   CHECK(parse_line_prefix("[2025-03-14 09:41:07] node-xx: x").host.empty());
   CHECK(parse_line_prefix("2025-03-14 09:41:07,123 epoch3 loss 1.2").host.empty());
   CHECK(parse_line_prefix("[2025-03-14 09:41:07] v2.18: x").host.empty());
+  // Level words: Slurm's numbered debug levels and Ray CLI's "ERR" look like names but are levels.
+  CHECK(parse_line_prefix("[2021-08-25T09:09:02.858] [15.0] debug2: xcgroup_load: unable to get cgroup").host.empty());
+  CHECK(parse_line_prefix("[2021-08-25T09:09:02.858] debug3: Trying to load plugin").host.empty());
+  CHECK(parse_line_prefix("2025-04-24 18:57:03,337 ERR cli.py:71 -- Job failed").host.empty());
+  CHECK(parse_line_prefix("[2025-03-14 09:41:07] debug9: x").host == "debug9");  // no such level: a name
 }
 
 TEST_CASE("kubectl's older event rows name the node in their source column") {

@@ -19,17 +19,20 @@ bool starts(std::string_view s, std::string_view p) {
 
 constexpr size_t kMaxHostName = 253;  // DNS: a longer word is not a host name, whatever follows it
 
+// Also Ray's CLI "ERR" and syslog's short names, and Slurm's "debug2:" .. "debug5:" (digits make them
+// look like machines' names).
 bool is_level_word(std::string_view w) {
-  for (std::string_view l : {"INFO", "WARN", "WARNING", "ERROR", "DEBUG", "CRITICAL", "FATAL", "TRACE", "NOTICE"})
+  for (std::string_view l : {"INFO", "WARN", "WARNING", "ERROR", "ERR", "DEBUG", "CRITICAL", "CRIT", "FATAL", "TRACE",
+                             "NOTICE", "ALERT", "EMERG"})
     if (w == l) return true;
-  return false;
+  return w.size() == 6 && starts(w, "debug") && w[5] >= '2' && w[5] <= '5';
 }
 
 // A word after a line's stamp that names a machine by itself ("<stamp> gpu-node-7: ...", "<stamp>
 // gpu-node-7 ERROR ..."): what could_name_machine lets through, with a digit as machines' names carry and
 // syslog tags ("kernel", "systemd-logind") and logger names ("trainer") do not.
 bool stamped_machine(std::string_view w) {
-  return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w);
+  return std::any_of(w.begin(), w.end(), is_digit) && could_name_machine(w) && !redacted_host(w) && !is_level_word(w);
 }
 
 // The digits after the seconds' '.' or ',' of an ISO stamp (its fraction starts after the date and clock).

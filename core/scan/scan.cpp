@@ -491,6 +491,22 @@ class FileScanner {
     std::vector<size_t> where;
     for (std::string_view h : hosts_->named(&where)) out.named_hosts.emplace(short_host(h));
     for (size_t at : where) touch(at);
+    if (out.named_hosts.empty()) name_prefix_hosts(out);
+  }
+
+  // The machines the paste's line prefixes name on lines no rule read (a syslog header beside the
+  // hardware's own log copied alone): a fault line printed without a machine ran there when it is
+  // the only one. Not in a file that names its machine by a prompt or a declaration: there the
+  // prefixes' names are aliases of it ("ssh gpu-a-01" above the journal of "ip-10-0-0-7").
+  void name_prefix_hosts(FileScan& out) {
+    for (size_t pos = 0; pos < buf_.size();) {
+      const LinePrefix prefix = parse_line_prefix(line_at(buf_, pos));
+      const bool stamped = prefix.civil || prefix.epoch;  // "word: text" alone is too often not a machine
+      if (stamped && !prefix.host.empty() && out.named_hosts.emplace(short_host(prefix.host)).second) touch(pos);
+      const size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
   }
 
   // The last lines of bursts, written as evidence once the file is read.

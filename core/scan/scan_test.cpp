@@ -366,6 +366,21 @@ TEST_CASE("a flat paste: findings that name no machine take the one machine its 
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].host == "worker-rocm-amd-34");
   }
+  SECTION("a syslog header on lines no rule reads, in another file") {
+    auto r = run({{"e/iml.txt", xid}, {"e/syslog.txt", "2025-01-07T21:16:59.312055+00:00 lockheed kernel: hpsa 0000:05:00.0: reset logical completed\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host == "lockheed");
+  }
+  SECTION("a prompt above a journal that names the machine otherwise: the prompt's name stands") {
+    auto r = run({{"g/job.log", xid}, {"g/fm.txt", "admin@gpu-a-01:~$ journalctl -u fm\nFeb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host == "gpu-a-01");
+  }
+  SECTION("an unstamped 'word:' line names no machine") {
+    auto r = run({{"f/job.log", xid}, {"f/build.txt", "collect2: error: ld returned 1 exit status\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host.empty());
+  }
   SECTION("two machines named: no guess") {
     auto r = run({{"c/job.log", xid}, {"c/one.txt", "admin@gpu-a-01:~$ df\n"}, {"c/two.txt", "admin@gpu-a-02:~$ df\n"}});
     REQUIRE(r.findings.size() == 1);
