@@ -32,7 +32,7 @@ template <class A, class R>
 void rule_fields(A& a, R& r) {
   a.io(r.id).io(r.title).io(r.pattern).io(r.category).io(r.family).io(r.blame).io(r.confidence);
   a.io(r.action).io(r.literals).io(r.streams).io(r.role).io(r.priority).io(r.lines).io(r.burst);
-  a.io(r.explains).io(r.repeated).io(r.when).io(r.fallback).io(r.tail).io(r.signal).io(r.file).io(r.line);
+  a.io(r.explains).io(r.repeated).io(r.when).io(r.fallback).io(r.generic).io(r.tail).io(r.signal).io(r.file).io(r.line);
 }
 
 template <class A, class M>

@@ -206,6 +206,28 @@ void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>*
       blocks->clear();
       return;
     }
+  drop_generic(hits, groups);
+}
+
+void Matcher::drop_generic(std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const {
+  if (hits->size() < 2) return;
+  auto closer = [&](int r) {
+    const Rule& rule = rules_.rules[r];
+    return !rule.generic && (rule.role == Role::cause || rule.role == Role::symptom);
+  };
+  auto generic = [&](int r) { return rules_.rules[r].generic; };
+  if (std::none_of(hits->begin(), hits->end(), generic) || std::none_of(hits->begin(), hits->end(), closer)) return;
+  size_t kept = 0;
+  for (size_t i = 0; i < hits->size(); ++i) {
+    if (generic((*hits)[i])) continue;
+    if (kept != i) {
+      (*hits)[kept] = (*hits)[i];
+      if (groups) (*groups)[kept] = std::move((*groups)[i]);
+    }
+    ++kept;
+  }
+  hits->resize(kept);
+  if (groups) groups->resize(kept);
 }
 
 bool Matcher::captures(int index, std::string_view text, std::map<std::string, std::string>* out) const {

@@ -34,7 +34,8 @@ class Matcher {
   void match_line(std::string_view line, Stream stream, std::vector<int>* hits) const;
   // What the scan reads a line as: its single-line rule hits and its block triggers, except that a
   // line a benign rule knows is noise whatever else it looks like (then `hits` is that rule alone
-  // and `blocks` is empty). `rules match` shows the same.
+  // and `blocks` is empty), and that a `generic` rule's hit is dropped when a cause or symptom rule
+  // that is not generic reads the line too. `rules match` shows the same.
   // `groups`, when given: each hit's named captures (rule_groups), in the order of `hits`: the scan
   // keeps them instead of matching the line a second time.
   // `message`, when given: the line's text after the prefixes a launcher, a viewer or a logger put
@@ -55,6 +56,8 @@ class Matcher {
  private:
   explicit Matcher(const RuleSet& rules);
   bool has_literal(int index, std::string_view line) const;
+  // Drops the generic rules' hits (and their captures) when another cause or symptom rule hit the line.
+  void drop_generic(std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const;
   // The forward-scan rules (single-line and block) with a literal in `line`, ascending; literals are
   // looked for from `first_literal` on.
   void rules_with_literal(std::string_view line, std::vector<int>* out, size_t first_literal = 0) const;

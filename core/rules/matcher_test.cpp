@@ -125,6 +125,10 @@ match = [{ line = "Xid 9" }]
     // line_rules keeps a benign rule alone (the line is noise): the definition says the same then.
     for (int r : want_hits)
       if (set->rules[r].role == Role::benign) want_hits = {r}, want_blocks.clear();
+    // ... and a generic rule yields to a cause or symptom rule that is not generic.
+    auto closer = [&](int r) { const Rule& x = set->rules[r]; return !x.generic && (x.role == Role::cause || x.role == Role::symptom); };
+    if (std::any_of(want_hits.begin(), want_hits.end(), closer))
+      want_hits.erase(std::remove_if(want_hits.begin(), want_hits.end(), [&](int r) { return set->rules[r].generic; }), want_hits.end());
     INFO(line);
     CHECK(got_hits == want_hits);
     CHECK(got_blocks == want_blocks);
@@ -142,6 +146,74 @@ match = [{ line = "Xid 9" }]
     }
   }
   CHECK(with_hits > 100);
+}
+
+TEST_CASE("a generic rule yields to a rule that reads the same line more closely, keeping the others' captures") {
+  auto rules = parse_rules(R"(
+[[rule]]
+id = "t.any-error"
+title = "any RuntimeError"
+literals = ["RuntimeError: "]
+pattern = 'RuntimeError: (?P<what>.*)'
+role = "cause"
+category = "python_exception"
+family = "application"
+blame = "application"
+generic = true
+match = [{ line = "RuntimeError: x" }]
+
+[[rule]]
+id = "t.shutdown"
+title = "teardown"
+literals = ["has been shut down"]
+pattern = 'Horovod (?P<state>has been shut down)'
+role = "symptom"
+match = [{ line = "Horovod has been shut down" }]
+
+[[rule]]
+id = "t.rank-map"
+title = "context"
+literals = ["RuntimeError: "]
+pattern = '\[\d+,(?P<rank>\d+)\]<stderr>:RuntimeError: '
+role = "context"
+match = [{ line = "[1,1]<stderr>:RuntimeError: " }]
+)",
+                           "user.toml");
+  INFO((rules ? std::string() : rules.error().message));
+  REQUIRE(rules);
+  RuleSet set;
+  set.rules = *rules;
+  auto m = Matcher::build(set);
+  REQUIRE(m);
+  auto ids = [&](std::string_view line, std::vector<std::map<std::string, std::string>>* groups) {
+    std::vector<int> hits, blocks;
+    (*m)->line_rules(line, Stream::applog, &hits, &blocks, groups);
+    std::set<std::string> out;
+    for (int r : hits) out.insert(set.rules[r].id);
+    return out;
+  };
+  std::vector<std::map<std::string, std::string>> groups;
+  // The symptom reads the line: the generic cause goes, the context stays, captures follow their hits.
+  CHECK(ids("[1,1]<stderr>:RuntimeError: Horovod has been shut down.", &groups) ==
+        std::set<std::string>{"t.shutdown", "t.rank-map"});
+  REQUIRE(groups.size() == 2);
+  for (const auto& g : groups) CHECK((g.count("state") || g.count("rank")));
+  // A context rule alone does not make the generic yield.
+  CHECK(ids("[1,1]<stderr>:RuntimeError: shapes differ", nullptr) == std::set<std::string>{"t.any-error", "t.rank-map"});
+  // A generic rule is only a cause or a symptom.
+  auto bad = parse_rules(R"(
+[[rule]]
+id = "t.ctx"
+title = "context"
+literals = ["x"]
+pattern = 'x'
+role = "context"
+generic = true
+match = [{ line = "x" }]
+)",
+                         "user.toml");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message.find("only a cause or a symptom") != std::string::npos);
 }
 
 TEST_CASE("an anchored rule is tried on the line's message when the whole line misses") {

@@ -58,7 +58,7 @@ constexpr size_t kMaxLiteral = 1024;  // the scan's windows overlap by the longe
 const std::set<std::string> kRuleKeys = {"id", "title", "pattern", "literals", "lines", "streams", "role",
                                          "category", "family", "blame", "confidence", "action", "priority",
                                          "burst", "scope", "within", "explains", "repeated", "when", "match", "no_match",
-                                         "fallback", "signal", "tail"};
+                                         "fallback", "generic", "signal", "tail"};
 const std::set<std::string> kFamilies = {"accelerator-gpu", "accelerator-memory", "accelerator-fabric",
                                          "network-fabric", "host", "host-oom", "storage", "scheduler",
                                          "application", "configuration", "unknown"};
@@ -229,7 +229,7 @@ Status parse_rule_precedence(const toml::table& t, const TomlReader& rr, Rule& r
   return Ok{};
 }
 
-// How the rule reads in special cases: repeated, fallback, signal, tail.
+// How the rule reads in special cases: repeated, fallback, generic, signal, tail.
 Status parse_rule_variants(const toml::table& t, const TomlReader& rr, Rule& rule) {
   if (const toml::node* rp = t.get("repeated")) {
     ATTRIBUTION_TRY(rule.repeated, parse_repeated(rr, *rp, rule));
@@ -238,6 +238,10 @@ Status parse_rule_variants(const toml::table& t, const TomlReader& rr, Rule& rul
   ATTRIBUTION_TRY(flag, rr.boolean("fallback"));
   if (flag.value_or(false) && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
   rule.fallback = flag.value_or(false);
+  ATTRIBUTION_TRY(flag, rr.boolean("generic"));
+  if (flag.value_or(false) && rule.role != Role::cause && rule.role != Role::symptom)
+    return rr.error("generic", "only a cause or a symptom can yield to another rule");
+  rule.generic = flag.value_or(false);
   ATTRIBUTION_TRY(flag, rr.boolean("tail"));
   rule.tail = flag.value_or(false);
   std::string signal;

@@ -100,6 +100,9 @@ struct Rule {
   // A cause that is one only when nothing stronger is there (a row-remap-pending Xid, one RDMA
   // completion error): the root cause, at low confidence, only when no other cause exists.
   bool fallback = false;
+  // A reading of any line of a kind (any Python RuntimeError) that yields, on a line, to a cause or
+  // symptom rule reading the same line more closely: one line is one fault, told by the rule that knows it.
+  bool generic = false;
   // A per-call trace (a line per collective): the forward scan skips it, and only each process's
   // last matching line near the end of a file is read (how far it got). Single-line rules only.
   bool tail = false;
