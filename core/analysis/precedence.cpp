@@ -140,13 +140,19 @@ std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w
 // A line that says a process ended: torchrun's failure summary, or any finding with an exit code.
 bool process_exit(const Finding& f, const Rule& r) { return r.category == "first_failure" || f.fields.count("exit_code"); }
 
+// The earliest timed process exit; with none timed (a pasted excerpt), the first one the logs print.
 std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rules) {
-  std::optional<size_t> best;
+  std::optional<size_t> best, untimed;
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
-    if (!process_exit(f, rules.rules[f.rule]) || f.time_inferred) continue;
+    if (!process_exit(f, rules.rules[f.rule])) continue;
+    if (f.time_inferred) {
+      if (!untimed) untimed = i;
+      continue;
+    }
     if (!best || f.first_seen < t.findings[*best].first_seen) best = i;
   }
+  if (!best) best = untimed;
   if (!best) return std::nullopt;
   const Finding& f = t.findings[*best];
   Localisation l = localisation("first-failure", "first_failure", "unknown", Blame::unknown);

@@ -133,6 +133,33 @@ TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the ap
   CHECK(d.localisation->blame == Blame::application);
 }
 
+TEST_CASE("no cause: in an excerpt with no times, the first exit it prints is the first failure") {
+  Builder b;
+  auto& f1 = b.add("t.first-failure", "node3", kT0, 2);
+  f1.fields["exit_code"] = "1";
+  f1.time_inferred = true;
+  auto& f2 = b.add("t.first-failure", "node1", kT0 + kMin, 0);
+  f2.fields["exit_code"] = "-6";
+  f2.time_inferred = true;
+  SECTION("none timed: the first printed") {
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE(d.localisation);
+    CHECK(d.localisation->kind == "first-failure");
+    CHECK(d.localisation->host == "node3");
+    CHECK(d.localisation->blame == Blame::application);
+  }
+  SECTION("a timed exit wins over untimed ones") {
+    auto& f3 = b.add("t.first-failure", "node2", kT0 + 9 * kMin, 5);
+    f3.fields["exit_code"] = "-9";
+    auto t = b.timeline();
+    auto d = resolve_precedence(t, b.rules, b.w);
+    REQUIRE(d.localisation);
+    CHECK(d.localisation->host == "node2");
+    CHECK(d.localisation->blame == Blame::unknown);
+  }
+}
+
 TEST_CASE("no cause and no symptom: the earliest Python traceback is the program's exception") {
   Builder b;
   b.add("t.traceback", "node1", kT0 + 3 * kMin, 0);
