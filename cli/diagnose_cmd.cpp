@@ -237,14 +237,14 @@ void add_diagnose_command(CLI::App& app, int* exit_code) {
       "Without --config, ./attribution.toml then /etc/attribution/attribution.toml are read if present.\n"
       "--logs: a line's host is its own prefix (NCCL host:pid:tid, syslog hostname, pdsh/launcher label,\n"
       "kubectl logs --prefix pod; a docker compose or line-number column before it is skipped), else the\n"
-      "shell prompt or kubectl 'Node:' it was pasted under (the target of an 'ssh host cmd' or\n"
-      "'srun -w host cmd' typed at that prompt; a plain 'srun cmd' names no machine), else the\n"
-      "hostname its kernel log\n"
-      "declares, else its file or directory named after a --nodes entry (or, without --nodes, the\n"
-      "subdirectory of --logs it lies in, or a host its file name holds: dmesg-node12.txt), else\n"
-      "the one machine the other findings of its pasted file name, else\n"
-      "rank -> host from NCCL init lines. Peers named by IP map to hosts through NCCL init lines and\n"
-      "pasted DNS answers.\n\n" + std::string(kExitStatusHelp));
+      "shell prompt or kubectl 'Node:' it was pasted under (the target of an 'ssh host cmd' or 'srun -w\n"
+      "host cmd' typed at that prompt; a plain 'srun cmd' names no machine), else the hostname its kernel\n"
+      "log declares, else its file or directory named after a --nodes entry (or, without --nodes, the\n"
+      "subdirectory of --logs it lies in, or a host its file name holds: dmesg-node12.txt), else the one\n"
+      "machine the other findings of its pasted file name, else (a flat paste whose findings name no\n"
+      "machine) the one machine its files name by a prompt or a declared hostname, or by their stamped\n"
+      "line prefixes when no file names one that way, else rank -> host from NCCL init lines. Peers named\n"
+      "by IP map to hosts through NCCL init lines and pasted DNS answers.\n\n" + std::string(kExitStatusHelp));
   d->add_option("--job", o->job, "Workload id (must match the static workload file's id when given)")->type_name("ID");
   d->add_option("--config", o->config, "Config file (TOML, see docs/architecture.md)")->type_name("FILE");
   d->add_option("--format", o->format, "Report format (default: from -o's extension, else text)")

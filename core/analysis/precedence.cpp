@@ -140,14 +140,15 @@ std::optional<Localisation> converging_peer(const Timeline& t, const Workload& w
 // A line that says a process ended: torchrun's failure summary, or any finding with an exit code.
 bool process_exit(const Finding& f, const Rule& r) { return r.category == "first_failure" || f.fields.count("exit_code"); }
 
-// The earliest timed process exit; with none timed (a pasted excerpt), the first one the logs print.
+// The earliest timed process exit; with none timed, the first one the logs print (input order: the
+// times such lines borrow from their neighbours tie, and the timeline breaks ties by rule and host).
 std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rules) {
   std::optional<size_t> best, untimed;
   for (size_t i = 0; i < t.findings.size(); ++i) {
     const Finding& f = t.findings[i];
     if (!process_exit(f, rules.rules[f.rule])) continue;
     if (f.time_inferred) {
-      if (!untimed) untimed = i;
+      if (!untimed || f.input_order < t.findings[*untimed].input_order) untimed = i;
       continue;
     }
     if (!best || f.first_seen < t.findings[*best].first_seen) best = i;
@@ -167,7 +168,7 @@ std::optional<Localisation> first_failure(const Timeline& t, const RuleSet& rule
                 ? fmt::format("First process failure on {}", f.host.empty() ? "an unknown host" : f.host)
                 : fmt::format("First process failure on {}{} with exit code {}", f.host.empty() ? "an unknown host" : f.host,
                               f.rank >= 0 ? fmt::format(" (rank {})", f.rank) : "", code);
-  l.detail = "the earliest process exit seen; no fault signature explains it";
+  l.detail = "the earliest process exit seen (or, with no times, the first printed); no fault signature explains it";
   l.findings.push_back(*best);
   return l;
 }

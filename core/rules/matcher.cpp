@@ -211,12 +211,16 @@ void Matcher::line_rules(std::string_view line, Stream stream, std::vector<int>*
 
 void Matcher::drop_generic(std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const {
   if (hits->size() < 2) return;
-  auto closer = [&](int r) {
-    const Rule& rule = rules_.rules[r];
-    return !rule.generic && (rule.role == Role::cause || rule.role == Role::symptom);
+  // A closer reading is one the scan will emit: its `when` holds on the captures (unknown without them).
+  auto closer = [&](size_t i) {
+    const Rule& rule = rules_.rules[(*hits)[i]];
+    if (rule.generic || (rule.role != Role::cause && rule.role != Role::symptom)) return false;
+    return rule.when.empty() || (groups && when_holds(rule, (*groups)[i]));
   };
   auto generic = [&](int r) { return rules_.rules[r].generic; };
-  if (std::none_of(hits->begin(), hits->end(), generic) || std::none_of(hits->begin(), hits->end(), closer)) return;
+  bool any_closer = false;
+  for (size_t i = 0; i < hits->size() && !any_closer; ++i) any_closer = closer(i);
+  if (!any_closer || std::none_of(hits->begin(), hits->end(), generic)) return;
   size_t kept = 0;
   for (size_t i = 0; i < hits->size(); ++i) {
     if (generic((*hits)[i])) continue;

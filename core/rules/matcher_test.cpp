@@ -214,6 +214,64 @@ match = [{ line = "x" }]
                          "user.toml");
   REQUIRE_FALSE(bad);
   CHECK(bad.error().message.find("only a cause or a symptom") != std::string::npos);
+  auto block = parse_rules(R"(
+[[rule]]
+id = "t.block"
+title = "a block"
+literals = ["x"]
+pattern = 'x'
+role = "symptom"
+lines = 3
+generic = true
+match = [{ line = "x" }]
+)",
+                           "user.toml");
+  REQUIRE_FALSE(block);
+  CHECK(block.error().message.find("reads one line") != std::string::npos);
+}
+
+TEST_CASE("a generic rule stays when the closer rule's `when` does not hold on the line") {
+  auto rules = parse_rules(R"(
+[[rule]]
+id = "t.any-error"
+title = "any RuntimeError"
+literals = ["RuntimeError: "]
+pattern = 'RuntimeError: '
+role = "cause"
+category = "python_exception"
+family = "application"
+blame = "application"
+generic = true
+match = [{ line = "RuntimeError: x" }]
+
+[[rule]]
+id = "t.big-exit"
+title = "exit above 100"
+literals = ["RuntimeError: exit "]
+pattern = 'RuntimeError: exit (?P<code>\d+)'
+role = "symptom"
+when = "code > 100"
+match = [{ line = "RuntimeError: exit 137" }]
+no_match = ["RuntimeError: exit 3"]
+)",
+                           "user.toml");
+  INFO((rules ? std::string() : rules.error().message));
+  REQUIRE(rules);
+  RuleSet set;
+  set.rules = *rules;
+  auto m = Matcher::build(set);
+  REQUIRE(m);
+  auto ids = [&](std::string_view line) {
+    std::vector<int> hits, blocks;
+    std::vector<std::map<std::string, std::string>> groups;
+    (*m)->line_rules(line, Stream::applog, &hits, &blocks, &groups);
+    std::set<std::string> out;
+    for (int r : hits) out.insert(set.rules[r].id);
+    return out;
+  };
+  CHECK(ids("RuntimeError: exit 137") == std::set<std::string>{"t.big-exit"});
+  // The symptom's condition fails, so the scan would not emit it: the generic reading stays.
+  CHECK(ids("RuntimeError: exit 3").count("t.any-error") == 1);
 }
 
 TEST_CASE("an anchored rule is tried on the line's message when the whole line misses") {

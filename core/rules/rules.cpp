@@ -238,12 +238,14 @@ Status parse_rule_variants(const toml::table& t, const TomlReader& rr, Rule& rul
   ATTRIBUTION_TRY(flag, rr.boolean("fallback"));
   if (flag.value_or(false) && rule.role != Role::cause) return rr.error("fallback", "only a cause can be a fallback cause");
   rule.fallback = flag.value_or(false);
+  ATTRIBUTION_TRY(flag, rr.boolean("tail"));
+  rule.tail = flag.value_or(false);
   ATTRIBUTION_TRY(flag, rr.boolean("generic"));
   if (flag.value_or(false) && rule.role != Role::cause && rule.role != Role::symptom)
     return rr.error("generic", "only a cause or a symptom can yield to another rule");
+  if (flag.value_or(false) && (rule.lines > 1 || rule.tail))
+    return rr.error("generic", "a generic rule reads one line in the forward scan: drop `lines` or `tail`");
   rule.generic = flag.value_or(false);
-  ATTRIBUTION_TRY(flag, rr.boolean("tail"));
-  rule.tail = flag.value_or(false);
   std::string signal;
   if (auto st = read_str(rr, "signal", signal, false); !st) return st;
   if (signal == "timeout") rule.signal = Signal::timeout;

@@ -8,15 +8,18 @@
 namespace attribution {
 namespace {
 
-// A flat paste whose findings name no machine take the one machine its files name.
+// A flat paste whose findings name no machine take the one machine its files name: by a prompt or a
+// declaration, else by their lines' stamped prefixes (a prompt's name and a journal's own name for the
+// same machine often differ, so the prefixes count only where no file names one otherwise).
 void adopt_host_of_paste(std::vector<FileScan>& results, const Workload& w) {
   std::vector<std::vector<Finding>*> files;
-  std::set<std::string> named;
+  std::set<std::string> named, by_prefix;
   for (FileScan& r : results) {
     files.push_back(&r.findings);
     named.insert(r.named_hosts.begin(), r.named_hosts.end());
+    by_prefix.insert(r.prefix_hosts.begin(), r.prefix_hosts.end());
   }
-  adopt_only_named_host(files, named, w.nodes);
+  adopt_only_named_host(files, named.empty() ? by_prefix : named, w.nodes);
 }
 
 }  // namespace

@@ -26,8 +26,10 @@ struct FileScan {
   bool year_inferred = false;  // a year-less stamp took its year from the file's modification time
   std::shared_ptr<FileExtract> extract;  // recording
   // A small file none of whose findings names a machine: the machines it names (prompts, declared
-  // hosts) anywhere in it, for a flat paste whose one machine is named in another file.
+  // hosts) anywhere in it, for a flat paste whose one machine is named in another file; and, kept
+  // apart, the machines its lines' stamped prefixes name (at most two: one is all adoption takes).
   std::set<std::string> named_hosts;
+  std::set<std::string> prefix_hosts;
 };
 
 // `results[i]` is the scan of `c.files[i]`; `per_file` the share of distinct findings each file kept.

@@ -608,6 +608,7 @@ TEST_CASE("a machine's name right after the stamp: before a colon or a level wor
   CHECK(parse_line_prefix("[2021-08-25T09:09:02.858] debug3: Trying to load plugin").host.empty());
   CHECK(parse_line_prefix("2025-04-24 18:57:03,337 ERR cli.py:71 -- Job failed").host.empty());
   CHECK(parse_line_prefix("[2025-03-14 09:41:07] debug9: x").host == "debug9");  // no such level: a name
+  CHECK(parse_line_prefix("2025-03-14 09:41:07,123 trainer INFO: step 10").host.empty());  // a logger and its level
 }
 
 TEST_CASE("kubectl's older event rows name the node in their source column") {

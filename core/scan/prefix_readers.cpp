@@ -84,6 +84,8 @@ size_t syslog_host_tag(std::string_view s, size_t i, LinePrefix& p) {
     return a + 1;
   }
   if (!e) return i;
+  // "<stamp> trainer INFO: step 10": a logger's name and its level, not a machine and a tag.
+  if (is_level_word(s.substr(a + 1, e - a - 2))) return i;
   if (!redacted_host(word)) p.host = word;
   return e;
 }

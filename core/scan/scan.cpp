@@ -494,15 +494,19 @@ class FileScanner {
     if (out.named_hosts.empty()) name_prefix_hosts(out);
   }
 
-  // The machines the paste's line prefixes name on lines no rule read (a syslog header beside the
-  // hardware's own log copied alone): a fault line printed without a machine ran there when it is
-  // the only one. Not in a file that names its machine by a prompt or a declaration: there the
-  // prefixes' names are aliases of it ("ssh gpu-a-01" above the journal of "ip-10-0-0-7").
+  // The machines this file's stamped line prefixes name (a syslog header beside the hardware's own
+  // log copied alone): a paste's fault line printed without a machine ran there when it is the only
+  // one (merge_file_scans decides). Not in a file that names its machine by a prompt or a
+  // declaration: there the prefixes' names are aliases of it ("ssh gpu-a-01" above the journal of
+  // "ip-10-0-0-7"). The text is bounded too (a small .gz can inflate far), and two names end the walk.
   void name_prefix_hosts(FileScan& out) {
-    for (size_t pos = 0; pos < buf_.size();) {
+    if (buf_.size() > kNamedHostsBytes) return;
+    for (size_t pos = 0; pos < buf_.size() && out.prefix_hosts.size() < 2;) {
       const LinePrefix prefix = parse_line_prefix(line_at(buf_, pos));
       const bool stamped = prefix.civil || prefix.epoch;  // "word: text" alone is too often not a machine
-      if (stamped && !prefix.host.empty() && out.named_hosts.emplace(short_host(prefix.host)).second) touch(pos);
+      if (stamped && !prefix.host.empty() && !is_container_id(prefix.host) &&
+          out.prefix_hosts.emplace(short_host(prefix.host)).second)
+        touch(pos);
       const size_t eol = buf_.find('\n', pos);
       if (eol == std::string_view::npos) break;
       pos = eol + 1;

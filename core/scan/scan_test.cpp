@@ -376,6 +376,18 @@ TEST_CASE("a flat paste: findings that name no machine take the one machine its 
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].host == "gpu-a-01");
   }
+  SECTION("a prompt in one file, a journal's own name for the machine in another: the prompt's stands") {
+    auto r = run({{"h/job.log", xid}, {"h/df.txt", "admin@gpu-a-01:~$ df\n"},
+                  {"h/journal.txt", "Feb 24 09:28:18 ip-172-31-92-157 systemd[1]: Starting\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host == "gpu-a-01");
+  }
+  SECTION("a container's id or a logger's name in a stamped prefix names no machine") {
+    auto r = run({{"i/job.log", xid}, {"i/app.txt", "2025-03-14 09:41:07 3f2a1b9c8d7e python[12]: started\n"
+                                                     "2025-03-14 09:41:07,123 trainer INFO: step 10\n"}});
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].host.empty());
+  }
   SECTION("an unstamped 'word:' line names no machine") {
     auto r = run({{"f/job.log", xid}, {"f/build.txt", "collect2: error: ld returned 1 exit status\n"}});
     REQUIRE(r.findings.size() == 1);
