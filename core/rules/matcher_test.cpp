@@ -148,8 +148,10 @@ match = [{ line = "Xid 9" }]
   CHECK(with_hits > 100);
 }
 
-TEST_CASE("a generic rule yields to a rule that reads the same line more closely, keeping the others' captures") {
-  auto rules = parse_rules(R"(
+namespace {
+
+// A generic cause reading any RuntimeError line, for the tests of `generic` below.
+constexpr const char* kGenericRule = R"(
 [[rule]]
 id = "t.any-error"
 title = "any RuntimeError"
@@ -161,7 +163,45 @@ family = "application"
 blame = "application"
 generic = true
 match = [{ line = "RuntimeError: x" }]
+)";
 
+// The rules of `toml` (after kGenericRule) that line_rules keeps on each line, by id; with each
+// kept hit's captures in `groups` when given.
+class GenericLines {
+ public:
+  explicit GenericLines(const std::string& toml) {
+    auto rules = parse_rules(kGenericRule + toml, "user.toml");
+    INFO((rules ? std::string() : rules.error().message));
+    REQUIRE(rules);
+    set_.rules = *rules;
+    auto m = Matcher::build(set_);
+    REQUIRE(m);
+    m_ = std::move(*m);
+  }
+  std::set<std::string> ids(std::string_view line, std::vector<std::map<std::string, std::string>>* groups = nullptr) {
+    std::vector<int> hits, blocks;
+    std::vector<std::map<std::string, std::string>> own;
+    m_->line_rules(line, Stream::applog, &hits, &blocks, groups ? groups : &own);
+    std::set<std::string> out;
+    for (int r : hits) out.insert(set_.rules[r].id);
+    return out;
+  }
+
+ private:
+  RuleSet set_;
+  std::shared_ptr<const Matcher> m_;
+};
+
+// parse_rules' error for a generic rule that may not be one.
+std::string refused(const std::string& toml) {
+  auto bad = parse_rules(toml, "user.toml");
+  return bad ? std::string("accepted") : bad.error().message;
+}
+
+}  // namespace
+
+TEST_CASE("a generic rule yields to a rule that reads the same line more closely, keeping the others' captures") {
+  GenericLines g(R"(
 [[rule]]
 id = "t.shutdown"
 title = "teardown"
@@ -177,73 +217,27 @@ literals = ["RuntimeError: "]
 pattern = '\[\d+,(?P<rank>\d+)\]<stderr>:RuntimeError: '
 role = "context"
 match = [{ line = "[1,1]<stderr>:RuntimeError: " }]
-)",
-                           "user.toml");
-  INFO((rules ? std::string() : rules.error().message));
-  REQUIRE(rules);
-  RuleSet set;
-  set.rules = *rules;
-  auto m = Matcher::build(set);
-  REQUIRE(m);
-  auto ids = [&](std::string_view line, std::vector<std::map<std::string, std::string>>* groups) {
-    std::vector<int> hits, blocks;
-    (*m)->line_rules(line, Stream::applog, &hits, &blocks, groups);
-    std::set<std::string> out;
-    for (int r : hits) out.insert(set.rules[r].id);
-    return out;
-  };
+)");
   std::vector<std::map<std::string, std::string>> groups;
   // The symptom reads the line: the generic cause goes, the context stays, captures follow their hits.
-  CHECK(ids("[1,1]<stderr>:RuntimeError: Horovod has been shut down.", &groups) ==
+  CHECK(g.ids("[1,1]<stderr>:RuntimeError: Horovod has been shut down.", &groups) ==
         std::set<std::string>{"t.shutdown", "t.rank-map"});
   REQUIRE(groups.size() == 2);
-  for (const auto& g : groups) CHECK((g.count("state") || g.count("rank")));
+  for (const auto& caps : groups) CHECK((caps.count("state") || caps.count("rank")));
   // A context rule alone does not make the generic yield.
-  CHECK(ids("[1,1]<stderr>:RuntimeError: shapes differ", nullptr) == std::set<std::string>{"t.any-error", "t.rank-map"});
-  // A generic rule is only a cause or a symptom.
-  auto bad = parse_rules(R"(
-[[rule]]
-id = "t.ctx"
-title = "context"
-literals = ["x"]
-pattern = 'x'
-role = "context"
-generic = true
-match = [{ line = "x" }]
-)",
-                         "user.toml");
-  REQUIRE_FALSE(bad);
-  CHECK(bad.error().message.find("only a cause or a symptom") != std::string::npos);
-  auto block = parse_rules(R"(
-[[rule]]
-id = "t.block"
-title = "a block"
-literals = ["x"]
-pattern = 'x'
-role = "symptom"
-lines = 3
-generic = true
-match = [{ line = "x" }]
-)",
-                           "user.toml");
-  REQUIRE_FALSE(block);
-  CHECK(block.error().message.find("reads one line") != std::string::npos);
+  CHECK(g.ids("[1,1]<stderr>:RuntimeError: shapes differ") == std::set<std::string>{"t.any-error", "t.rank-map"});
+}
+
+TEST_CASE("a generic rule is a single-line cause or symptom") {
+  const std::string rule = "[[rule]]\nid = \"t.x\"\ntitle = \"x\"\nliterals = [\"x\"]\npattern = 'x'\ngeneric = true\n"
+                           "match = [{ line = \"x\" }]\n";
+  CHECK(refused(rule + "role = \"context\"\n").find("only a cause or a symptom") != std::string::npos);
+  CHECK(refused(rule + "role = \"symptom\"\nlines = 3\n").find("reads one line") != std::string::npos);
+  CHECK(refused(rule + "role = \"symptom\"\n") == "accepted");
 }
 
 TEST_CASE("a generic rule stays when the closer rule's `when` does not hold on the line") {
-  auto rules = parse_rules(R"(
-[[rule]]
-id = "t.any-error"
-title = "any RuntimeError"
-literals = ["RuntimeError: "]
-pattern = 'RuntimeError: '
-role = "cause"
-category = "python_exception"
-family = "application"
-blame = "application"
-generic = true
-match = [{ line = "RuntimeError: x" }]
-
+  GenericLines g(R"(
 [[rule]]
 id = "t.big-exit"
 title = "exit above 100"
@@ -253,25 +247,10 @@ role = "symptom"
 when = "code > 100"
 match = [{ line = "RuntimeError: exit 137" }]
 no_match = ["RuntimeError: exit 3"]
-)",
-                           "user.toml");
-  INFO((rules ? std::string() : rules.error().message));
-  REQUIRE(rules);
-  RuleSet set;
-  set.rules = *rules;
-  auto m = Matcher::build(set);
-  REQUIRE(m);
-  auto ids = [&](std::string_view line) {
-    std::vector<int> hits, blocks;
-    std::vector<std::map<std::string, std::string>> groups;
-    (*m)->line_rules(line, Stream::applog, &hits, &blocks, &groups);
-    std::set<std::string> out;
-    for (int r : hits) out.insert(set.rules[r].id);
-    return out;
-  };
-  CHECK(ids("RuntimeError: exit 137") == std::set<std::string>{"t.big-exit"});
+)");
+  CHECK(g.ids("RuntimeError: exit 137") == std::set<std::string>{"t.big-exit"});
   // The symptom's condition fails, so the scan would not emit it: the generic reading stays.
-  CHECK(ids("RuntimeError: exit 3").count("t.any-error") == 1);
+  CHECK(g.ids("RuntimeError: exit 3").count("t.any-error") == 1);
 }
 
 TEST_CASE("an anchored rule is tried on the line's message when the whole line misses") {
