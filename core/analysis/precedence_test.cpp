@@ -119,12 +119,15 @@ TEST_CASE("no cause: the peer most named by connection errors is localised") {
   CHECK(d.localisation->host == "node4");
 }
 
+// A process exit with `code` (torchrun's summary), its time its own or borrowed (`inferred`).
+static void add_exit(Builder& b, const char* host, Micros t, int rank, const char* code, bool inferred = false) {
+  b.add("t.first-failure", host, t, rank, "", inferred).fields["exit_code"] = code;
+}
+
 TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the application") {
   Builder b;
-  auto& f1 = b.add("t.first-failure", "node2", kT0 + 2 * kMin, 9);
-  f1.fields["exit_code"] = "1";
-  auto& f2 = b.add("t.first-failure", "node1", kT0 + 5 * kMin, 0);
-  f2.fields["exit_code"] = "-6";
+  add_exit(b, "node2", kT0 + 2 * kMin, 9, "1");
+  add_exit(b, "node1", kT0 + 5 * kMin, 0, "-6");
   auto t = b.timeline();
   auto d = resolve_precedence(t, b.rules, b.w);
   REQUIRE(d.localisation);
@@ -136,12 +139,8 @@ TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the ap
 TEST_CASE("no cause: in an excerpt with no times, the first exit it prints is the first failure") {
   Builder b;
   // Equal borrowed times, as in a paste: the timeline orders them by host, the logs printed node3's first.
-  auto& f1 = b.add("t.first-failure", "node3", kT0, 2);
-  f1.fields["exit_code"] = "1";
-  f1.time_inferred = true;
-  auto& f2 = b.add("t.first-failure", "node1", kT0, 0);
-  f2.fields["exit_code"] = "-6";
-  f2.time_inferred = true;
+  add_exit(b, "node3", kT0, 2, "1", true);
+  add_exit(b, "node1", kT0, 0, "-6", true);
   SECTION("none timed: the first printed") {
     auto t = b.timeline();
     auto d = resolve_precedence(t, b.rules, b.w);
@@ -151,8 +150,7 @@ TEST_CASE("no cause: in an excerpt with no times, the first exit it prints is th
     CHECK(d.localisation->blame == Blame::application);
   }
   SECTION("a timed exit wins over untimed ones") {
-    auto& f3 = b.add("t.first-failure", "node2", kT0 + 9 * kMin, 5);
-    f3.fields["exit_code"] = "-9";
+    add_exit(b, "node2", kT0 + 9 * kMin, 5, "-9");
     auto t = b.timeline();
     auto d = resolve_precedence(t, b.rules, b.w);
     REQUIRE(d.localisation);
