@@ -451,6 +451,7 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   std::vector<std::string> kept;
   bool peeled = false;
   for (const std::string& part : name_parts(lower)) {
+    if (names_program(part)) continue;  // "nvidia-driver-ctr.log": the operator's container, not a machine
     std::string m = machine_in_part(part, peeled);
     if (!m.empty()) kept.push_back(m);
   }

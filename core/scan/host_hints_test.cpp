@@ -158,6 +158,10 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/ssh-jean-zay-iam06.txt", none) == "jean-zay-iam06");
   CHECK(host_from_file_name("x/node12-dmesg-2.log", none) == "node12");
   CHECK(host_from_file_name("x/ip-10-0-0-7.log", none) == "ip-10-0-0-7");
+  // A program's or the GPU operator's container's log is not a machine's, whatever log kind it peels to.
+  CHECK(host_from_file_name("logs/nvidia-driver-ctr.log", none) == "");
+  CHECK(host_from_file_name("logs/nvidia-container-toolkit.log", none) == "");
+  CHECK(host_from_file_name("logs/nvidia-smi-node12.txt", none) == "node12");
   CHECK(host_from_file_name("x/dmesg_node-21_20261201.log", none) == "node-21");
   CHECK(host_from_file_name("x/host-3-kern.log", none) == "host-3");
   // "gpu" and a number is a machine unless it reads as a GPU's index (below 16, no leading zero).

@@ -100,17 +100,7 @@ bool prose_word(std::string_view w) {
   return false;
 }
 
-bool could_name_machine(std::string_view w) {
-  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
-  // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
-  // ("HGX-H100-13: kernel: ..."); exception and logger names carry neither.
-  const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
-  if (!host_like(w) || (upper && !machine_shape)) return false;
-  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
-                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
-  for (std::string_view m : kModules)
-    if (w.substr(0, m.size()) == m) return false;
+bool names_program(std::string_view w) {
   // Programs whose names carry a digit or a hyphen, as a host's do ("python3: can't open file ..."),
   // also with a version after a dot ("python3.10:"), and the file system tools named <tool>.<type>
   // ("mount.nfs: Connection timed out"), whose dot reads like a domain's.
@@ -124,9 +114,23 @@ bool could_name_machine(std::string_view w) {
                                                    "nvidia-ctk", "nvidia-cdi-hook", "nvidia-installer", "nvidia-modprobe",
                                                    "nvidia-imex", "nvidia-device-plugin",
                                                    "nvidia-kubevirt-gpu-device-plugin"};
-  if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return false;
+  if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return true;
   // The GPU operator's containers ("nvidia-driver-ctr: ...", "nvidia-peermem-ctr").
-  if (w.substr(0, 7) == "nvidia-" && w.size() > 11 && w.substr(w.size() - 4) == "-ctr") return false;
+  return w.substr(0, 7) == "nvidia-" && w.size() > 11 && w.substr(w.size() - 4) == "-ctr";
+}
+
+bool could_name_machine(std::string_view w) {
+  // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
+  // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
+  // ("HGX-H100-13: kernel: ..."); exception and logger names carry neither.
+  const bool upper = std::any_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  const bool machine_shape = std::any_of(w.begin(), w.end(), is_digit) && w.find('-') != std::string_view::npos;
+  if (!host_like(w) || (upper && !machine_shape)) return false;
+  static constexpr std::string_view kModules[] = {"torch.", "ray.", "deepspeed.", "megatron.", "transformers.",
+                                                  "accelerate.", "nemo.", "lightning.", "vllm.", "numpy.", "py."};
+  for (std::string_view m : kModules)
+    if (w.substr(0, m.size()) == m) return false;
+  if (names_program(w)) return false;
   if (gpu_index_word(w)) return false;
   // A GPU architecture's name ("sm_90", "gfx90a", "compute_80"), not a machine.
   for (std::string_view arch : {"sm_", "gfx", "compute_"})

@@ -38,4 +38,8 @@ bool prose_word(std::string_view w);
 // Python module, a program, a GPU's index or a counter ("rank3", "step_100").
 bool could_name_machine(std::string_view w);
 
+// A program's or a GPU operator container's name that has a host name's shape ("python3", "nvidia-smi",
+// "nvidia-container-cli", "nvidia-driver-ctr"), as a line's label or a log file's name.
+bool names_program(std::string_view w);
+
 }  // namespace attribution

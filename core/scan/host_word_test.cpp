@@ -18,6 +18,9 @@ TEST_CASE("a machine's name, and the words shaped like one that are not") {
   CHECK_FALSE(could_name_machine("python3.10"));
   CHECK_FALSE(could_name_machine("nvidia-container-cli"));  // NVIDIA's tools and the operator's containers
   CHECK_FALSE(could_name_machine("nvidia-driver-ctr"));
+  CHECK(names_program("nvidia-peermem-ctr"));
+  CHECK(names_program("python3.10"));
+  CHECK_FALSE(names_program("nvidia-desktop"));  // a Jetson's host name
   CHECK(could_name_machine("nvidia-dgx-07"));
   CHECK(could_name_machine("nvidia-desktop"));              // a Jetson's default host name
   CHECK_FALSE(could_name_machine("gpu3"));         // a GPU's index
