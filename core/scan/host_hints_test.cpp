@@ -161,6 +161,7 @@ TEST_CASE("hosts from file names in a flat directory") {
   // A program's or the GPU operator's container's log is not a machine's, whatever log kind it peels to.
   CHECK(host_from_file_name("logs/nvidia-driver-ctr.log", none) == "");
   CHECK(host_from_file_name("logs/nvidia-container-toolkit.log", none) == "");
+  CHECK(host_from_file_name("logs/dcgm-exporter.log", none) == "");
   CHECK(host_from_file_name("logs/nvidia-smi-node12.txt", none) == "node12");
   CHECK(host_from_file_name("x/dmesg_node-21_20261201.log", none) == "node-21");
   CHECK(host_from_file_name("x/host-3-kern.log", none) == "host-3");

@@ -113,7 +113,10 @@ bool names_program(std::string_view w) {
                                                    "nvidia-container-runtime-hook", "nvidia-container-toolkit",
                                                    "nvidia-ctk", "nvidia-cdi-hook", "nvidia-installer", "nvidia-modprobe",
                                                    "nvidia-imex", "nvidia-device-plugin",
-                                                   "nvidia-kubevirt-gpu-device-plugin"};
+                                                   "nvidia-kubevirt-gpu-device-plugin",
+                                                   // DCGM's daemons and the operator's node labeller
+                                                   // ("dcgm-exporter.log" is no machine "exporter")
+                                                   "dcgm-exporter", "nv-hostengine", "gpu-feature-discovery"};
   if (std::find(std::begin(kPrograms), std::end(kPrograms), w.substr(0, w.find('.'))) != std::end(kPrograms)) return true;
   // The GPU operator's containers ("nvidia-driver-ctr: ...", "nvidia-peermem-ctr").
   return w.substr(0, 7) == "nvidia-" && w.size() > 11 && w.substr(w.size() - 4) == "-ctr";
