@@ -124,16 +124,22 @@ static void add_exit(Builder& b, const char* host, Micros t, int rank, const cha
   b.add("t.first-failure", host, t, rank, "", inferred).fields["exit_code"] = code;
 }
 
-TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the application") {
-  Builder b;
-  add_exit(b, "node2", kT0 + 2 * kMin, 9, "1");
-  add_exit(b, "node1", kT0 + 5 * kMin, 0, "-6");
+// The first-failure localisation of b's findings (no cause among them).
+static Localisation first_failure_of(Builder& b) {
   auto t = b.timeline();
   auto d = resolve_precedence(t, b.rules, b.w);
   REQUIRE(d.localisation);
   CHECK(d.localisation->kind == "first-failure");
-  CHECK(d.localisation->host == "node2");
-  CHECK(d.localisation->blame == Blame::application);
+  return *d.localisation;
+}
+
+TEST_CASE("no cause: the first failure from torchrun / exit code 1 blames the application") {
+  Builder b;
+  add_exit(b, "node2", kT0 + 2 * kMin, 9, "1");
+  add_exit(b, "node1", kT0 + 5 * kMin, 0, "-6");
+  const Localisation l = first_failure_of(b);
+  CHECK(l.host == "node2");
+  CHECK(l.blame == Blame::application);
 }
 
 TEST_CASE("no cause: in an excerpt with no times, the first exit it prints is the first failure") {
@@ -142,20 +148,15 @@ TEST_CASE("no cause: in an excerpt with no times, the first exit it prints is th
   add_exit(b, "node3", kT0, 2, "1", true);
   add_exit(b, "node1", kT0, 0, "-6", true);
   SECTION("none timed: the first printed") {
-    auto t = b.timeline();
-    auto d = resolve_precedence(t, b.rules, b.w);
-    REQUIRE(d.localisation);
-    CHECK(d.localisation->kind == "first-failure");
-    CHECK(d.localisation->host == "node3");
-    CHECK(d.localisation->blame == Blame::application);
+    const Localisation l = first_failure_of(b);
+    CHECK(l.host == "node3");
+    CHECK(l.blame == Blame::application);
   }
   SECTION("a timed exit wins over untimed ones") {
     add_exit(b, "node2", kT0 + 9 * kMin, 5, "-9");
-    auto t = b.timeline();
-    auto d = resolve_precedence(t, b.rules, b.w);
-    REQUIRE(d.localisation);
-    CHECK(d.localisation->host == "node2");
-    CHECK(d.localisation->blame == Blame::unknown);
+    const Localisation l = first_failure_of(b);
+    CHECK(l.host == "node2");
+    CHECK(l.blame == Blame::unknown);
   }
 }
 
