@@ -54,7 +54,12 @@ bool common_word(std::string_view w) {
       "oom", "net", "network", "ib", "rdma", "storage", "disk", "config", "env", "setup", "install", "build",
       "health", "status", "result", "results", "summary", "notes", "query", "init", "rank", "ranks", "local",
       "remote", "ps", "top", "ping", "nslookup", "screenshot", "file", "tmp", "copy", "new", "old", "final", "part",
-      "first", "second", "third", "before", "after", "fm", "plugin", "operator", "model", "step", "epoch"};
+      "first", "second", "third", "before", "after", "fm", "plugin", "operator", "model", "step", "epoch",
+      // What happened while the log was taken ("console-attach.log", "dmesg-boot.txt", "kern-crash.log"):
+      // beside a machine's log kind they read like a host without digits ("dmesg-karm.txt").
+      "attach", "detach", "boot", "reboot", "startup", "start", "shutdown", "restart", "crash", "crashed",
+      "failure", "failed", "fail", "panic", "hung", "reset", "recovery", "upgrade", "update", "mount", "load",
+      "unload", "probe", "good", "bad", "working", "broken", "fixed", "ok"};
   return words.count(w) > 0 || kind_word(w);
 }
 

@@ -176,6 +176,11 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/attempt-1.log", none).empty());  // a retry's counter, not a machine
   CHECK(host_from_file_name("x/train_step-100.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-e3sm.txt", none) == "e3sm");  // a log kind beside it: a machine
+  // ... unless the word says what happened while the log was taken, not where.
+  CHECK(host_from_file_name("x/console-attach.log", none).empty());
+  CHECK(host_from_file_name("x/dmesg-boot.txt", none).empty());
+  CHECK(host_from_file_name("x/kern-crash.log", none).empty());
+  CHECK(host_from_file_name("x/dmesg-karm.txt", none) == "karm");
   CHECK(host_from_file_name("x/c122-021.log", none) == "c122-021");
   CHECK(host_from_file_name("x/x3014c0s19b0n0.log", none) == "x3014c0s19b0n0");
   CHECK(host_from_file_name("x/gpu-3.log", none).empty());
