@@ -136,6 +136,9 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   };
   while (!w.empty() && (peel(true) || peel(false))) {
   }
+  // Beside a machine's log kind, words after the name say what was happening ("dmesg-kovacs-driver-install":
+  // the machine kovacs while its driver was installed), not a longer name.
+  while (machine_kind_here && w.size() > 1 && common_word(w.back()) && !machine_word(w.back())) w.pop_back();
   // Slurm's output names with the job's number beside the node's (%N-%j, slurm-%j-%N): "gpu-node-3-12345",
   // "slurm-12345-gpu-node-3". A job's number has five digits or more; the name left must carry its own
   // digit ("node-12345" stays a machine).

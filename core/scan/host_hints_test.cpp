@@ -181,6 +181,8 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("x/dmesg-boot.txt", none).empty());
   CHECK(host_from_file_name("x/kern-crash.log", none).empty());
   CHECK(host_from_file_name("x/dmesg-karm.txt", none) == "karm");
+  CHECK(host_from_file_name("x/dmesg-kovacs-driver-install.txt", none) == "kovacs");
+  CHECK(host_from_file_name("x/dmesg-gpu-node-5-boot.txt", none) == "gpu-node-5");
   CHECK(host_from_file_name("x/c122-021.log", none) == "c122-021");
   CHECK(host_from_file_name("x/x3014c0s19b0n0.log", none) == "x3014c0s19b0n0");
   CHECK(host_from_file_name("x/gpu-3.log", none).empty());
