@@ -1,7 +1,7 @@
 #pragma once
 // Where a pasted or collected log names its machine outside a line's own prefix: a shell prompt
 // before pasted command output, a `kubectl describe` block's "Node:", the kernel's own record of
-// its hostname, or the file's name in a flat directory of excerpts.
+// its hostname (a file's name: file_name_host.hpp).
 #include <optional>
 #include <set>
 #include <string>
@@ -23,16 +23,6 @@ std::optional<std::string_view> section_host(std::string_view line);
 // "Hostname:", smartd's warning mail's "host name:".
 std::optional<std::string_view> declared_host(std::string_view line);
 
-// The machine a file's name names, in a flat directory of excerpts: "dmesg-node12.txt",
-// "node12.log", "syslog_gpu-a-07_2025-03-14.log". With `nodes`, a name token equal to a node;
-// without, a token left after the log kind, dates and counters are removed that looks like a host
-// name (letters and digits, not a common word). Empty when the name names no machine.
-std::string host_from_file_name(const std::string& path, const std::set<std::string>& nodes);
-
-// Whether the immediate subdirectory of a --logs tree names the machine of the files under it
-// ("logs/node03/dmesg.log"): not a number, a counter or a word for what the logs are (torchrun's
-// "attempt_0/3/stderr.log", mpirun's "output/1/rank.3/stderr").
-bool directory_names_machine(std::string_view dir);
 
 // For the lines of one file read in order: the section host above each line, and the host the
 // file declares. Positions are line starts in `buf`; `where` gets the naming line's start.

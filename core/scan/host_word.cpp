@@ -87,6 +87,17 @@ bool gpu_index_word(std::string_view w) {
   return n.size() == 1 || (n[0] != '0' && (n[0] - '0') * 10 + (n[1] - '0') < 16);
 }
 
+bool any_case_host(std::string_view w) {
+  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
+  return std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+bool lower_host(std::string_view w) {
+  return any_case_host(w) && std::none_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+}
+
 bool prose_word(std::string_view w) {
   static constexpr std::string_view kWords[] = {
       "a", "an", "the", "and", "or", "but", "nor", "if", "then", "else", "with", "without", "for", "from", "to",

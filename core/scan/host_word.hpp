@@ -18,6 +18,13 @@ inline size_t host_word_end(std::string_view s, size_t i) {
   return i;
 }
 
+// A machine's name where only a machine can stand (a prompt's user@host, ssh's target, a file's name):
+// any case, as gethostname gives it ("HGX-H100-11").
+bool any_case_host(std::string_view w);
+
+// any_case_host in lower case only: where a word could also be a program's or a logger's name.
+bool lower_host(std::string_view w);
+
 // A word that can be a machine's name: letters, digits, '-', '_', '.', with at least one digit or
 // '-' or '.' (node12, gpu-a-3, ip-10-0-0-7, 10.0.0.7) so that "RuntimeError:" or "kernel:" is not.
 bool host_like(std::string_view w);

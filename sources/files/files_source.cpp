@@ -1,6 +1,6 @@
 #include "sources/files/files_source.hpp"
 
-#include "core/scan/host_hints.hpp"
+#include "core/scan/file_name_host.hpp"
 
 #include <algorithm>
 #include <cstring>
