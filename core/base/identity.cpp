@@ -75,21 +75,7 @@ std::string peer_host(std::string_view p) {
 }
 
 std::string short_host(std::string_view h) {
-  if (is_ip_address(h)) return std::string(h);
-  h = h.substr(0, h.find('.'));
-  // A machine's name for its fabric interface is the machine: "jean-zay-iam15-ib0" (IPoIB, what reverse
-  // DNS of an InfiniBand address gives), "nid001234-hsn0" (Slingshot). Only when the name left still
-  // carries a digit, as machines' do: "gpu-ib1" stays whole.
-  if (size_t dash = h.rfind('-'); dash != std::string_view::npos && dash > 0) {
-    std::string_view suffix = h.substr(dash + 1), rest = h.substr(0, dash);
-    for (std::string_view fabric : {"ib", "ipoib", "hsn", "opa"}) {
-      std::string_view digits = suffix.substr(std::min(suffix.size(), fabric.size()));
-      if (suffix.substr(0, fabric.size()) == fabric &&
-          std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) &&
-          std::any_of(rest.begin(), rest.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-        return std::string(rest);
-    }
-  }
+  if (!is_ip_address(h)) h = h.substr(0, h.find('.'));
   return std::string(h);
 }
 

@@ -13,8 +13,7 @@ std::string pci_from_nccl_busid(std::string_view hex);
 std::string peer_host(std::string_view peer);
 // True when `s` looks like an IPv4 or IPv6 address rather than a host name.
 bool is_ip_address(std::string_view s);
-// One machine, one name: "node03.cluster.local" is node03, its fabric interface's name "node03-ib0" too
-// (an address stays whole).
+// One machine, one name: "node03.cluster.local" is node03 (an address stays whole).
 std::string short_host(std::string_view h);
 // "ip-172-31-27-211" (EC2's default host names) -> "172.31.27.211"; empty for other names.
 std::string address_in_name(std::string_view host);

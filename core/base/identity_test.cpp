@@ -45,15 +45,3 @@ TEST_CASE("addresses inside host names, and container ids that are no machine's 
   CHECK_FALSE(is_container_id("123456789012"));
   CHECK_FALSE(is_container_id("node03"));
 }
-
-TEST_CASE("a machine has one name: its domain and its fabric interface's name are dropped") {
-  CHECK(short_host("node03.cluster.local") == "node03");
-  CHECK(short_host("10.0.0.7") == "10.0.0.7");
-  CHECK(short_host("jean-zay-iam15-ib0") == "jean-zay-iam15");
-  CHECK(short_host("jean-zay-iam15-ib0.idris.fr") == "jean-zay-iam15");
-  CHECK(short_host("nid001234-hsn0") == "nid001234");
-  CHECK(short_host("node12-ib") == "node12");
-  CHECK(short_host("gpu-ib1") == "gpu-ib1");  // nothing with a digit is left: the name is the machine's
-  CHECK(short_host("node-ib3") == "node-ib3");
-  CHECK(short_host("node12-ibm") == "node12-ibm");
-}
