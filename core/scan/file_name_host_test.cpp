@@ -1,6 +1,7 @@
 #include "core/scan/file_name_host.hpp"
 
 #include <catch2/catch.hpp>
+#include <utility>
 
 using namespace attribution;
 
@@ -15,7 +16,6 @@ TEST_CASE("a --logs tree's subdirectory names a machine unless it counts or says
   CHECK_FALSE(directory_names_machine("rank7"));
 }
 
-
 TEST_CASE("hosts from file names in a flat directory") {
   // Slurm's output names with the job's number beside the node's.
   CHECK(host_from_file_name("logs/gpu-node-3-12345.out", {}) == "gpu-node-3");
@@ -23,53 +23,60 @@ TEST_CASE("hosts from file names in a flat directory") {
   CHECK(host_from_file_name("logs/node-12345.log", {}) == "node-12345");
   CHECK(host_from_file_name("logs/slurm-12345.out", {}) == "");
   std::set<std::string> none;
-  CHECK(host_from_file_name("logs/porter-dmesg.txt", none) == "porter");
-  CHECK(host_from_file_name("logs/dmesg-node12.txt", none) == "node12");
-  CHECK(host_from_file_name("x/atl1-1-03-007-29-0.log", none) == "atl1-1-03-007-29-0");
-  CHECK(host_from_file_name("x/syslog_gpu-a-07_2025-03-14.log", none) == "gpu-a-07");
-  CHECK(host_from_file_name("x/ssh-jean-zay-iam06.txt", none) == "jean-zay-iam06");
-  CHECK(host_from_file_name("x/node12-dmesg-2.log", none) == "node12");
-  CHECK(host_from_file_name("x/ip-10-0-0-7.log", none) == "ip-10-0-0-7");
-  // A program's or the GPU operator's container's log is not a machine's, whatever log kind it peels to.
-  CHECK(host_from_file_name("logs/nvidia-driver-ctr.log", none) == "");
-  CHECK(host_from_file_name("logs/nvidia-container-toolkit.log", none) == "");
-  CHECK(host_from_file_name("logs/dcgm-exporter.log", none) == "");
-  CHECK(host_from_file_name("logs/nvidia-smi-node12.txt", none) == "node12");
-  CHECK(host_from_file_name("x/dmesg_node-21_20261201.log", none) == "node-21");
-  CHECK(host_from_file_name("x/host-3-kern.log", none) == "host-3");
-  // "gpu" and a number is a machine unless it reads as a GPU's index (below 16, no leading zero).
-  CHECK(host_from_file_name("x/dmesg-gpu042.txt", none) == "gpu042");
-  CHECK(host_from_file_name("x/gpu01.log", none) == "gpu01");
-  CHECK(host_from_file_name("x/gpu3.log", none).empty());
-  CHECK(host_from_file_name("x/dmesg-gpu-node-5.txt", none) == "gpu-node-5");
-  CHECK(host_from_file_name("x/worker-3.log", none) == "worker-3");
-  CHECK(host_from_file_name("x/debug_node12.log", none) == "node12");  // a machine's word with its number
-  CHECK(host_from_file_name("x/worker3.log", none) == "worker3");
-  CHECK(host_from_file_name("x/attempt-1.log", none).empty());  // a retry's counter, not a machine
-  CHECK(host_from_file_name("x/train_step-100.log", none).empty());
-  CHECK(host_from_file_name("x/dmesg-e3sm.txt", none) == "e3sm");  // a log kind beside it: a machine
-  // ... unless the word says what happened while the log was taken, not where.
-  CHECK(host_from_file_name("x/console-attach.log", none).empty());
-  CHECK(host_from_file_name("x/dmesg-boot.txt", none).empty());
-  CHECK(host_from_file_name("x/kern-crash.log", none).empty());
-  CHECK(host_from_file_name("x/dmesg-karm.txt", none) == "karm");
-  CHECK(host_from_file_name("x/dmesg-kovacs-driver-install.txt", none) == "kovacs");
-  CHECK(host_from_file_name("x/dmesg-gpu-node-5-boot.txt", none) == "gpu-node-5");
-  CHECK(host_from_file_name("x/c122-021.log", none) == "c122-021");
-  CHECK(host_from_file_name("x/x3014c0s19b0n0.log", none) == "x3014c0s19b0n0");
-  CHECK(host_from_file_name("x/gpu-3.log", none).empty());
-  CHECK(host_from_file_name("x/gpu-node.log", none).empty());
-  // An address or a domain name is a machine whole.
-  CHECK(host_from_file_name("x/10.0.0.5.log", none) == "10.0.0.5");
-  CHECK(host_from_file_name("x/dmesg-HGX-H100-15.txt", none) == "HGX-H100-15");  // as the machine spells itself
-  CHECK(host_from_file_name("x/dmesg_10.0.0.5.txt", none) == "10.0.0.5");
-  CHECK(host_from_file_name("x/ip-10-0-0-5.ec2.internal.log", none) == "ip-10-0-0-5");
-  CHECK(host_from_file_name("x/gpu7.cluster.local.log", none) == "gpu7");
-  CHECK(host_from_file_name("x/torch-2.1.0.1.log", none).empty());
-  CHECK(host_from_file_name("x/10.0.0.5_to_10.0.0.6.log", none).empty());  // two: no guess
-  CHECK(host_from_file_name("x/dmesg-10.0.3.17.txt", none) == "10.0.3.17");
-  CHECK(host_from_file_name("x/kern-gpu-7.log", none) == "gpu-7");  // beside a machine's own log: a machine
-  CHECK(host_from_file_name("x/nvidia-bug-report_gpu-node-3_2024-03-14.log", none) == "gpu-node-3");
+  // Each file name and the machine it names ("" for none), without a node list.
+  const std::pair<const char*, const char*> cases[] = {
+      {"logs/porter-dmesg.txt", "porter"},
+      {"logs/dmesg-node12.txt", "node12"},
+      {"x/atl1-1-03-007-29-0.log", "atl1-1-03-007-29-0"},
+      {"x/syslog_gpu-a-07_2025-03-14.log", "gpu-a-07"},
+      {"x/ssh-jean-zay-iam06.txt", "jean-zay-iam06"},
+      {"x/node12-dmesg-2.log", "node12"},
+      {"x/ip-10-0-0-7.log", "ip-10-0-0-7"},
+      // A program's or the GPU operator's container's log is not a machine's, whatever log kind it peels to.
+      {"logs/nvidia-driver-ctr.log", ""},
+      {"logs/nvidia-container-toolkit.log", ""},
+      {"logs/dcgm-exporter.log", ""},
+      {"logs/nvidia-smi-node12.txt", "node12"},
+      {"x/dmesg_node-21_20261201.log", "node-21"},
+      {"x/host-3-kern.log", "host-3"},
+      // "gpu" and a number is a machine unless it reads as a GPU's index (below 16, no leading zero).
+      {"x/dmesg-gpu042.txt", "gpu042"},
+      {"x/gpu01.log", "gpu01"},
+      {"x/gpu3.log", ""},
+      {"x/dmesg-gpu-node-5.txt", "gpu-node-5"},
+      {"x/worker-3.log", "worker-3"},
+      {"x/debug_node12.log", "node12"},  // a machine's word with its number
+      {"x/worker3.log", "worker3"},
+      {"x/attempt-1.log", ""},  // a retry's counter, not a machine
+      {"x/train_step-100.log", ""},
+      {"x/dmesg-e3sm.txt", "e3sm"},  // a log kind beside it: a machine
+      // ... unless the word says what happened while the log was taken, not where.
+      {"x/console-attach.log", ""},
+      {"x/dmesg-boot.txt", ""},
+      {"x/kern-crash.log", ""},
+      {"x/dmesg-karm.txt", "karm"},
+      {"x/dmesg-kovacs-driver-install.txt", "kovacs"},
+      {"x/dmesg-gpu-node-5-boot.txt", "gpu-node-5"},
+      {"x/c122-021.log", "c122-021"},
+      {"x/x3014c0s19b0n0.log", "x3014c0s19b0n0"},
+      {"x/gpu-3.log", ""},
+      {"x/gpu-node.log", ""},
+      // An address or a domain name is a machine whole.
+      {"x/10.0.0.5.log", "10.0.0.5"},
+      {"x/dmesg-HGX-H100-15.txt", "HGX-H100-15"},  // as the machine spells itself
+      {"x/dmesg_10.0.0.5.txt", "10.0.0.5"},
+      {"x/ip-10-0-0-5.ec2.internal.log", "ip-10-0-0-5"},
+      {"x/gpu7.cluster.local.log", "gpu7"},
+      {"x/torch-2.1.0.1.log", ""},
+      {"x/10.0.0.5_to_10.0.0.6.log", ""},  // two: no guess
+      {"x/dmesg-10.0.3.17.txt", "10.0.3.17"},
+      {"x/kern-gpu-7.log", "gpu-7"},  // beside a machine's own log: a machine
+      {"x/nvidia-bug-report_gpu-node-3_2024-03-14.log", "gpu-node-3"},
+  };
+  for (const auto& [file, host] : cases) {
+    INFO(file);
+    CHECK(host_from_file_name(file, none) == host);
+  }
   for (const char* not_host : {"pasted.log", "pasted-1.log", "train.log", "worker.log", "slurm-12345.out", "rank-3.log",
                                "rank3.log", "nccl-debug-init.log", "pie-driver.log", "messages-excerpt-1.txt",
                                "kubectl-get-pods.txt", "grep-net_ib.txt", "main_log.txt", "llama3-70b.log",
