@@ -11,6 +11,12 @@
 namespace attribution {
 namespace {
 
+std::string lowered(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
 // Kinds of log that are one machine's own: a word beside one of them is that machine ("porter-dmesg").
 bool machine_kind_word(std::string_view w) {
   static const std::set<std::string, std::less<>> words = {
@@ -41,7 +47,7 @@ bool common_word(std::string_view w) {
       "first", "second", "third", "before", "after", "fm", "plugin", "operator", "model", "step", "epoch",
       // What happened while the log was taken ("console-attach.log", "dmesg-boot.txt", "kern-crash.log"):
       // beside a machine's log kind they read like a host without digits ("dmesg-karm.txt").
-      "attach", "detach", "boot", "reboot", "startup", "start", "shutdown", "restart", "crash", "crashed",
+      "attach", "detach", "boot", "reboot", "startup", "start", "shutdown", "restart", "crashed",
       "failure", "failed", "fail", "panic", "hung", "reset", "recovery", "upgrade", "update", "mount", "load",
       "unload", "probe", "good", "bad", "working", "broken", "fixed", "ok"};
   return words.count(w) > 0 || kind_word(w);
@@ -181,8 +187,7 @@ std::string address_in_name(const std::string& lower) {
 }  // namespace
 
 bool directory_names_machine(std::string_view dir) {
-  std::string lower(dir);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = lowered(dir);
   // A host-like name must also pass could_name_machine, which turns away the counters a prefix would
   // carry ("attempt_0", "rank3"); a plain word the tree's author chose ("batch") is kept.
   return !numeric(lower) && !counter_word(lower) && !common_word(lower) && (!host_like(lower) || could_name_machine(lower));
@@ -193,13 +198,11 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   for (const char* ext : {".gz", ".txt", ".log", ".out", ".err", ".json"})
     if (name.size() > std::strlen(ext) && name.compare(name.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
       name.resize(name.size() - std::strlen(ext));
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = lowered(name);
   if (!nodes.empty()) {
     // A node as a separate token: "dmesg-node12", "node12_2025-03-14", "node12".
     for (const auto& n : nodes) {
-      std::string ln = n;  // the node list may spell it in upper case, as its machines do
-      std::transform(ln.begin(), ln.end(), ln.begin(), [](unsigned char c) { return std::tolower(c); });
+      const std::string ln = lowered(n);  // the node list may spell it in upper case, as its machines do
       for (size_t at = lower.find(ln); at != std::string::npos; at = lower.find(ln, at + 1)) {
         bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
         size_t end = at + ln.size();

@@ -23,7 +23,6 @@ std::optional<std::string_view> section_host(std::string_view line);
 // "Hostname:", smartd's warning mail's "host name:".
 std::optional<std::string_view> declared_host(std::string_view line);
 
-
 // For the lines of one file read in order: the section host above each line, and the host the
 // file declares. Positions are line starts in `buf`; `where` gets the naming line's start.
 class FileHosts {

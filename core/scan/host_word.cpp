@@ -88,14 +88,11 @@ bool gpu_index_word(std::string_view w) {
 }
 
 bool any_case_host(std::string_view w) {
-  if (w.empty() || w.size() > 64 || !std::isalnum(static_cast<unsigned char>(w.front()))) return false;
-  return std::all_of(w.begin(), w.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-  });
+  return !w.empty() && w.size() <= 64 && ascii_alnum(w.front()) && std::all_of(w.begin(), w.end(), host_char);
 }
 
 bool lower_host(std::string_view w) {
-  return any_case_host(w) && std::none_of(w.begin(), w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+  return any_case_host(w) && std::none_of(w.begin(), w.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
 }
 
 bool prose_word(std::string_view w) {
