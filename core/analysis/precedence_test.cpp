@@ -95,14 +95,10 @@ TEST_CASE("independent causes are all reported / higher priority first") {
   CHECK(b.rule_of(t, d.roots[0].finding).id == "t.xid79");
 }
 
-// 16 ranks on two nodes time out in a collective; rank 11 (on node2) is one sequence number behind.
-static void add_hang_with_minority(Builder& b) {
+TEST_CASE("no cause: the minority rank in a hang is localised") {
+  Builder b;
   for (int r = 0; r < 16; ++r)
     b.add("t.watchdog", ("node" + std::to_string(r / 8 + 1)).c_str(), kT0, r).fields["seq"] = r == 11 ? "41" : "42";
-}
-
-// The localisation of b's findings: the hang's minority rank, and no root cause.
-static void check_minority_localised(Builder& b) {
   auto t = b.timeline();
   auto d = resolve_precedence(t, b.rules, b.w);
   CHECK(d.roots.empty());
@@ -110,12 +106,6 @@ static void check_minority_localised(Builder& b) {
   CHECK(d.localisation->kind == "hang-minority");
   CHECK(d.localisation->rank == 11);
   CHECK(d.localisation->host == "node2");
-}
-
-TEST_CASE("no cause: the minority rank in a hang is localised") {
-  Builder b;
-  add_hang_with_minority(b);
-  check_minority_localised(b);
 }
 
 TEST_CASE("no cause: the peer most named by connection errors is localised") {
@@ -324,9 +314,15 @@ TEST_CASE("a weak cause that a stronger cause outweighs reads as its symptom, an
 
 TEST_CASE("a rank that stands out among its peers outranks a weak cause / the weak cause alone still stands") {
   Builder b;
-  add_hang_with_minority(b);
+  for (int r = 0; r < 16; ++r)
+    b.add("t.watchdog", ("node" + std::to_string(r / 8 + 1)).c_str(), kT0, r).fields["seq"] = r == 11 ? "41" : "42";
   b.add("t.weak-link", "node1", kT0 + kMin, 0).peer = "node3";  // a link error the hang's abort leaves behind
-  check_minority_localised(b);
+  auto t = b.timeline();
+  auto d = resolve_precedence(t, b.rules, b.w);
+  CHECK(d.roots.empty());
+  REQUIRE(d.localisation);
+  CHECK(d.localisation->kind == "hang-minority");
+  CHECK(d.localisation->rank == 11);
 
   Builder alone;  // no rank stands out: the weak cause is the root cause (the peers' passes come after it)
   for (int r = 0; r < 4; ++r) alone.add("t.watchdog", "node1", kT0, r).fields["seq"] = "42";
