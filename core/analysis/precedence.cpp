@@ -437,19 +437,13 @@ std::optional<Link> outweighed(size_t i, const Timeline& t, const RuleSet& rules
 }
 
 // With no root cause: the suspect the residual evidence points at, strongest localisation first.
-// The passes that find one odd rank, host or stack among peers: they outrank a weak (fallback) cause.
-std::optional<Localisation> localise_outlier(const Timeline& t, const RuleSet& rules,
-                                             const std::vector<GroupProgress>& progress) {
+std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
+  std::vector<GroupProgress> progress = rank_progress(t, rules);
   if (auto l = collective_mismatch(progress)) return l;
   if (auto l = host_mismatch(t, rules)) return l;
   if (auto l = stack_outlier(t, rules)) return l;
   if (auto l = progress_behind(progress, !only_signals(t, rules, Signal::timeout).empty())) return l;
-  return straggler(t);
-}
-
-std::optional<Localisation> localise(const Timeline& t, const RuleSet& rules, const Workload& w) {
-  std::vector<GroupProgress> progress = rank_progress(t, rules);
-  if (auto l = localise_outlier(t, rules, progress)) return l;
+  if (auto l = straggler(t)) return l;
   if (auto l = converging_peer(t, w)) return l;
   if (auto l = waited_without_fault(t, rules)) return l;
   if (auto l = library_error_without_fault(t, rules)) return l;
@@ -469,9 +463,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   for (size_t i = 0; i < F.size(); ++i)
     if (rules.rules[F[i].rule].role == Role::cause) (rules.rules[F[i].rule].fallback ? fallbacks : causes).push_back(i);
   if (causes.empty()) {
-    if (!fallbacks.empty())
-      if (auto l = localise_outlier(t, rules, rank_progress(t, rules))) d.localisation = std::move(l);
-    if (!d.localisation) causes.swap(fallbacks);
+    causes.swap(fallbacks);
   } else {
     // A weak cause whose line came before a stronger one it explains (an entry with first = true) is that
     // one's cause: it competes, and demotes it. Other entries of weak causes were written for when they
@@ -518,7 +510,7 @@ Diagnosis resolve_precedence(const Timeline& t, const RuleSet& rules, const Work
   }
 
   for (RootCause& r : d.roots) r.host = host_from_peers(t, rules, r);
-  if (d.roots.empty() && !d.localisation) d.localisation = localise(t, rules, w);
+  if (d.roots.empty()) d.localisation = localise(t, rules, w);
   return d;
 }
 

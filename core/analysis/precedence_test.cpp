@@ -312,24 +312,6 @@ TEST_CASE("a weak cause that a stronger cause outweighs reads as its symptom, an
   CHECK(sole_root(alone) == "t.weak-link");
 }
 
-TEST_CASE("a rank that stands out among its peers outranks a weak cause / the weak cause alone still stands") {
-  Builder b;
-  for (int r = 0; r < 16; ++r)
-    b.add("t.watchdog", ("node" + std::to_string(r / 8 + 1)).c_str(), kT0, r).fields["seq"] = r == 11 ? "41" : "42";
-  b.add("t.weak-link", "node1", kT0 + kMin, 0).peer = "node3";  // a link error the hang's abort leaves behind
-  auto t = b.timeline();
-  auto d = resolve_precedence(t, b.rules, b.w);
-  CHECK(d.roots.empty());
-  REQUIRE(d.localisation);
-  CHECK(d.localisation->kind == "hang-minority");
-  CHECK(d.localisation->rank == 11);
-
-  Builder alone;  // no rank stands out: the weak cause is the root cause (the peers' passes come after it)
-  for (int r = 0; r < 4; ++r) alone.add("t.watchdog", "node1", kT0, r).fields["seq"] = "42";
-  alone.add("t.weak-link", "node1", kT0 + kMin, 0).peer = "node3";
-  CHECK(sole_root(alone) == "t.weak-link");
-}
-
 TEST_CASE("weak link causes from several machines naming one peer are one fault at that peer") {
   Builder b;
   b.add("t.weak-link", "node1", kT0, 0).peer = "node3";
