@@ -1,5 +1,6 @@
 #include "core/scan/file_name_host.hpp"
 #include "core/scan/host_word.hpp"
+#include "core/scan/written_time.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -53,9 +54,9 @@ bool common_word(std::string_view w) {
   return words.count(w) > 0 || kind_word(w);
 }
 
-bool numeric(std::string_view w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
+bool numeric(std::string_view w) { return !w.empty() && std::all_of(w.begin(), w.end(), is_digit); }
+
+bool has_digit(std::string_view w) { return std::any_of(w.begin(), w.end(), is_digit); }
 
 // Words that, with a number, name a machine: "node12", "worker-3", "gpu-node-5".
 bool machine_word(std::string_view w) {
@@ -78,30 +79,19 @@ bool counter_word(std::string_view w) {
   return numeric(w) || gpu_index_word(w) || counted_common_word(w) || RE2::FullMatch(re2::StringPiece(w.data(), w.size()), re);
 }
 
-std::vector<std::string> split(const std::string& s, const char* seps) {
+// The non-empty parts of `s` between any of `seps`. With `versions`, a '.' between two digits joins a
+// version ("llama-3.1-8b", "cuda-12.1") instead of splitting it into a fake machine ("llama-3").
+std::vector<std::string> split(const std::string& s, const char* seps, bool versions = false) {
+  auto version_dot = [&](size_t i) {
+    return versions && s[i] == '.' && i > 0 && i + 1 < s.size() && is_digit(s[i - 1]) && is_digit(s[i + 1]);
+  };
   std::vector<std::string> out;
   size_t b = 0;
   for (size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || std::strchr(seps, s[i])) {
+    if (i == s.size() || (std::strchr(seps, s[i]) && !version_dot(i))) {
       if (i > b) out.push_back(s.substr(b, i - b));
       b = i + 1;
     }
-  return out;
-}
-
-// The '_', '.' and ' ' separated parts of a file name, except that a '.' between two digits joins a
-// version ("llama-3.1-8b", "cuda-12.1") instead of splitting it into a fake machine ("llama-3").
-std::vector<std::string> name_parts(const std::string& lower) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  for (size_t i = 0; i <= lower.size(); ++i) {
-    bool version_dot = i < lower.size() && lower[i] == '.' && i > 0 && i + 1 < lower.size() &&
-                       std::isdigit(static_cast<unsigned char>(lower[i - 1])) && std::isdigit(static_cast<unsigned char>(lower[i + 1]));
-    if (i == lower.size() || ((lower[i] == '_' || lower[i] == '.' || lower[i] == ' ') && !version_dot)) {
-      if (i > b) out.push_back(lower.substr(b, i - b));
-      b = i + 1;
-    }
-  }
   return out;
 }
 
@@ -133,13 +123,9 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   // "slurm-12345-gpu-node-3". A job's number has five digits or more; the name left must carry its own
   // digit ("node-12345" stays a machine).
   auto job_number = [](const std::string& x) { return x.size() >= 5 && numeric(x); };
-  auto has_digit = [](const std::vector<std::string>& v, size_t from, size_t to) {
-    for (size_t k = from; k < to; ++k)
-      if (std::any_of(v[k].begin(), v[k].end(), [](unsigned char c) { return std::isdigit(c); })) return true;
-    return false;
-  };
-  if (w.size() >= 3 && w[0] == "slurm" && job_number(w[1]) && has_digit(w, 2, w.size())) w.erase(w.begin(), w.begin() + 2);
-  if (w.size() >= 3 && job_number(w.back()) && has_digit(w, 0, w.size() - 1)) w.pop_back();
+  auto any_digit = [](auto from, auto to) { return std::any_of(from, to, [](const std::string& x) { return has_digit(x); }); };
+  if (w.size() >= 3 && w[0] == "slurm" && job_number(w[1]) && any_digit(w.begin() + 2, w.end())) w.erase(w.begin(), w.begin() + 2);
+  if (w.size() >= 3 && job_number(w.back()) && any_digit(w.begin(), w.end() - 1)) w.pop_back();
   // "node-21", "host-3", "compute-0-12", "gpu-node-5": machine words and numbers after them name a machine
   // (not "gpu-3", a GPU's index, unless a machine's own log kind is beside it: "kern-gpu-7").
   size_t words = 0;
@@ -169,7 +155,7 @@ std::string address_in_name(const std::string& lower) {
   for (std::string part : split(lower, "_ ")) {
     // "dmesg-10.0.3.17": a log kind before an address.
     if (size_t dash = part.rfind('-'); dash != std::string::npos && kind_word(part.substr(0, dash)) && dash + 1 < part.size() &&
-                                       std::isdigit(static_cast<unsigned char>(part[dash + 1])))
+                                       is_digit(part[dash + 1]))
       part = part.substr(dash + 1);
     std::vector<std::string> labels = split(part, ".");
     if (labels.size() < 3 || labels.size() != static_cast<size_t>(std::count(part.begin(), part.end(), '.')) + 1) continue;
@@ -204,9 +190,9 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
     for (const auto& n : nodes) {
       const std::string ln = lowered(n);  // the node list may spell it in upper case, as its machines do
       for (size_t at = lower.find(ln); at != std::string::npos; at = lower.find(ln, at + 1)) {
-        bool left = at == 0 || !std::isalnum(static_cast<unsigned char>(lower[at - 1]));
+        bool left = at == 0 || !ascii_alnum(lower[at - 1]);
         size_t end = at + ln.size();
-        bool right = end == lower.size() || !std::isalnum(static_cast<unsigned char>(lower[end]));
+        bool right = end == lower.size() || !ascii_alnum(lower[end]);
         if (left && right) return n;
       }
     }
@@ -225,22 +211,22 @@ std::string host_from_file_name(const std::string& path, const std::set<std::str
   // nothing. One candidate left, with a digit or beside a log kind, is the host.
   std::vector<std::string> kept;
   bool peeled = false;
-  for (const std::string& part : name_parts(lower)) {
+  for (const std::string& part : split(lower, "_. ", true)) {
     if (names_program(part)) continue;  // "nvidia-driver-ctr.log": the operator's container, not a machine
     std::string m = machine_in_part(part, peeled);
     if (!m.empty()) kept.push_back(m);
   }
   if (kept.size() != 1) return "";  // none, or several candidates: no guess
   const std::string& h = kept.front();
-  bool has_digit = std::any_of(h.begin(), h.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  bool has_alpha = std::any_of(h.begin(), h.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
+  const bool digit = has_digit(h);
+  const bool has_alpha = std::any_of(h.begin(), h.end(), [](char c) { return ascii_alnum(c) && !is_digit(c); });
   // Two letters and no digit is a library's or a tool's prefix ("fi_log_debug": libfabric's FI_LOG),
   // not a machine.
-  if (!has_alpha || h.size() < (has_digit ? 2 : 3) || !lower_host(h) || !(has_digit || peeled)) return "";
+  if (!has_alpha || h.size() < (digit ? 2 : 3) || !lower_host(h) || !(digit || peeled)) return "";
   // A machine's name with digits ends in them (node12, gpu-a-07, nid001234); "e3sm.log" or
   // "t5xxl.log" names a program or a model, unless a machine's log kind beside it says the rest is a
   // machine ("dmesg-e3sm.txt").
-  if (!peeled && has_digit && !std::isdigit(static_cast<unsigned char>(h.back()))) return "";
+  if (!peeled && digit && !is_digit(h.back())) return "";
   if (h.find('.') != std::string::npos) return "";  // a version kept whole ("cuda-12.1"), not a machine
   return as_spelled(h);
 }

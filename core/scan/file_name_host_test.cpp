@@ -85,8 +85,10 @@ TEST_CASE("hosts from file names in a flat directory") {
                                "resnet50.log", "yolov5_run2.log", "overlap.30.out-30", "gemini_logs.log",
                                "pasted-aocc.log", "train_llama-3.1-8b.log", "run_cuda-12.1.log", "ib0-errors.txt",
                                "eth1.log", "mlx5_0-counters.txt", "debug_output2.log", "trainer1.log", "test3.out",
-                               "stderr2.txt", "kernel-crash1-gpu_burn.log", "kernel-crash2-vllm.log"})
+                               "stderr2.txt", "kernel-crash1-gpu_burn.log", "kernel-crash2-vllm.log"}) {
+    INFO(not_host);
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
+  }
   std::set<std::string> nodes{"node03", "node12"};
   CHECK(host_from_file_name("x/kern_node03_2025.log", nodes) == "node03");
   CHECK(host_from_file_name("x/dmesg-HGX-H100-11.txt", {"HGX-H100-11", "HGX-H100-12"}) == "HGX-H100-11");
