@@ -54,6 +54,11 @@ bool common_word(std::string_view w) {
   return words.count(w) > 0 || kind_word(w);
 }
 
+// Programs whose output a file is often named after, never the start of a machine's name.
+bool command_word(std::string_view w) {
+  return w == "kubectl" || w == "oc" || w == "journalctl" || w == "crictl" || w == "docker" || w == "podman";
+}
+
 bool numeric(std::string_view w) { return !w.empty() && std::all_of(w.begin(), w.end(), is_digit); }
 
 bool has_digit(std::string_view w) { return std::any_of(w.begin(), w.end(), is_digit); }
@@ -101,6 +106,13 @@ std::vector<std::string> split(const std::string& s, const char* seps, bool vers
 std::string machine_in_part(const std::string& part, bool& peeled) {
   if (counter_word(part)) return "";  // "attempt-1", "step_100": a count, before its words are split
   std::vector<std::string> w = split(part, "-");
+  // A file named after the command that printed it ("kubectl-logs-imagenet-worker-0", "kubectl-describe-pod-
+  // trainer-3"): the command and its verbs are no part of the name after them.
+  if (!w.empty() && command_word(w.front())) {
+    size_t n = 1;
+    while (n < w.size() && common_word(w[n]) && !machine_word(w[n])) ++n;
+    w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n));
+  }
   bool machine_kind_here = false;
   auto peel = [&](bool front) {
     // Counters next to a kind word go with it ("dmesg-2"); alone they belong to the name ("iam06-1").

@@ -72,6 +72,9 @@ TEST_CASE("hosts from file names in a flat directory") {
       {"x/dmesg-10.0.3.17.txt", "10.0.3.17"},
       {"x/kern-gpu-7.log", "gpu-7"},  // beside a machine's own log: a machine
       {"x/nvidia-bug-report_gpu-node-3_2024-03-14.log", "gpu-node-3"},
+      // named after the command that printed it: the pod or machine after the command's words
+      {"x/kubectl-logs-imagenet-worker-0.log", "imagenet-worker-0"},
+      {"x/journalctl-gpu-node-7.txt", "gpu-node-7"},
   };
   for (const auto& [file, host] : cases) {
     INFO(file);
@@ -85,7 +88,8 @@ TEST_CASE("hosts from file names in a flat directory") {
                                "resnet50.log", "yolov5_run2.log", "overlap.30.out-30", "gemini_logs.log",
                                "pasted-aocc.log", "train_llama-3.1-8b.log", "run_cuda-12.1.log", "ib0-errors.txt",
                                "eth1.log", "mlx5_0-counters.txt", "debug_output2.log", "trainer1.log", "test3.out",
-                               "stderr2.txt", "kernel-crash1-gpu_burn.log", "kernel-crash2-vllm.log"}) {
+                               "stderr2.txt", "kernel-crash1-gpu_burn.log", "kernel-crash2-vllm.log", "kubectl-logs.txt",
+                               "kubectl-describe-pod.txt"}) {
     INFO(not_host);
     CHECK(host_from_file_name(std::string("x/") + not_host, none).empty());
   }

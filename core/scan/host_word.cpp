@@ -130,6 +130,18 @@ bool names_program(std::string_view w) {
   return w.substr(0, 7) == "nvidia-" && w.size() > 11 && w.substr(w.size() - 4) == "-ctr";
 }
 
+// A Python exception's qualified name whose class is lower case, as the standard library's socket and
+// select errors are ("socket.gaierror: [Errno -2] ...", "socket.timeout: timed out"): shaped like a host
+// name, it ends in a class no machine's domain is called.
+static bool python_exception_name(std::string_view w) {
+  const size_t dot = w.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view last = w.substr(dot + 1);
+  for (std::string_view c : {"error", "gaierror", "herror", "timeout"})
+    if (last == c) return true;
+  return false;
+}
+
 bool could_name_machine(std::string_view w) {
   // Host names are lower case; "torch.distributed.elastic...Error:" and logger names are not hosts.
   // An upper-case name with a digit and a hyphen is a machine's as gethostname gives it
@@ -142,6 +154,7 @@ bool could_name_machine(std::string_view w) {
   for (std::string_view m : kModules)
     if (w.substr(0, m.size()) == m) return false;
   if (names_program(w)) return false;
+  if (python_exception_name(w)) return false;
   if (gpu_index_word(w)) return false;
   // A GPU architecture's name ("sm_90", "gfx90a", "compute_80"), not a machine.
   for (std::string_view arch : {"sm_", "gfx", "compute_"})
