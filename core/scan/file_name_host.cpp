@@ -54,9 +54,13 @@ bool common_word(std::string_view w) {
   return words.count(w) > 0 || kind_word(w);
 }
 
-// Programs whose output a file is often named after, never the start of a machine's name.
+// Container tools a file is often named after, with the verb that printed it ("kubectl-logs-...").
 bool command_word(std::string_view w) {
-  return w == "kubectl" || w == "oc" || w == "journalctl" || w == "crictl" || w == "docker" || w == "podman";
+  return w == "kubectl" || w == "oc" || w == "crictl" || w == "docker" || w == "podman";
+}
+
+bool command_verb(std::string_view w) {
+  return w == "logs" || w == "log" || w == "describe" || w == "get" || w == "events" || w == "inspect";
 }
 
 bool numeric(std::string_view w) { return !w.empty() && std::all_of(w.begin(), w.end(), is_digit); }
@@ -107,11 +111,18 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   if (counter_word(part)) return "";  // "attempt-1", "step_100": a count, before its words are split
   std::vector<std::string> w = split(part, "-");
   // A file named after the command that printed it ("kubectl-logs-imagenet-worker-0", "kubectl-describe-pod-
-  // trainer-3"): the command and its verbs are no part of the name after them.
-  if (!w.empty() && command_word(w.front())) {
-    size_t n = 1;
-    while (n < w.size() && common_word(w[n]) && !machine_word(w[n])) ++n;
-    w.erase(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n));
+  // trainer-3"): a container tool, its verb and one resource word are no part of the name after them. Only
+  // with a verb: "docker-host-3" may be a machine's own name.
+  if (w.size() >= 3 && command_word(w[0]) && command_verb(w[1])) {
+    const bool resource = w.size() >= 4 && (w[2] == "pod" || w[2] == "pods" || w[2] == "node" || w[2] == "nodes");
+    w.erase(w.begin(), w.begin() + (resource ? 3 : 2));
+    // What the command named is a pod or node, whatever its words ("trainer-3"); a lone word is what
+    // was listed ("kubectl-get-pods"), not a name.
+    if (w.size() >= 2 && std::any_of(w.begin(), w.end(), [](const std::string& x) { return has_digit(x); })) {
+      std::string named;
+      for (const auto& x : w) named += (named.empty() ? "" : "-") + x;
+      return named;
+    }
   }
   bool machine_kind_here = false;
   auto peel = [&](bool front) {

@@ -74,7 +74,12 @@ TEST_CASE("hosts from file names in a flat directory") {
       {"x/nvidia-bug-report_gpu-node-3_2024-03-14.log", "gpu-node-3"},
       // named after the command that printed it: the pod or machine after the command's words
       {"x/kubectl-logs-imagenet-worker-0.log", "imagenet-worker-0"},
-      {"x/journalctl-gpu-node-7.txt", "gpu-node-7"},
+      {"x/kubectl-describe-pod-trainer-3.txt", "trainer-3"},
+      {"x/kubectl-describe-node-gpu-node-3.txt", "gpu-node-3"},
+      // without a verb after it, a tool's name may start a machine's; journalctl is a machine's log kind
+      {"x/docker-host-3.log", "docker-host-3"},
+      {"x/journalctl-karm.txt", "karm"},
+      {"x/journalctl-gpu-7.txt", "gpu-7"},
   };
   for (const auto& [file, host] : cases) {
     INFO(file);
