@@ -67,6 +67,17 @@ bool numeric(std::string_view w) { return !w.empty() && std::all_of(w.begin(), w
 
 bool has_digit(std::string_view w) { return std::any_of(w.begin(), w.end(), is_digit); }
 
+template <class It>
+bool any_digit(It from, It to) {
+  return std::any_of(from, to, [](const std::string& x) { return has_digit(x); });
+}
+
+std::string dash_joined(const std::vector<std::string>& w) {
+  std::string out;
+  for (const auto& x : w) out += (out.empty() ? "" : "-") + x;
+  return out;
+}
+
 // Words that, with a number, name a machine: "node12", "worker-3", "gpu-node-5".
 bool machine_word(std::string_view w) {
   return w == "node" || w == "host" || w == "compute" || w == "gpu" || w == "server" || w == "worker";
@@ -118,11 +129,7 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
     w.erase(w.begin(), w.begin() + (resource ? 3 : 2));
     // What the command named is a pod or node, whatever its words ("trainer-3"); a lone word is what
     // was listed ("kubectl-get-pods"), not a name.
-    if (w.size() >= 2 && std::any_of(w.begin(), w.end(), [](const std::string& x) { return has_digit(x); })) {
-      std::string named;
-      for (const auto& x : w) named += (named.empty() ? "" : "-") + x;
-      return named;
-    }
+    if (w.size() >= 2 && any_digit(w.begin(), w.end())) return dash_joined(w);
   }
   bool machine_kind_here = false;
   auto peel = [&](bool front) {
@@ -146,15 +153,13 @@ std::string machine_in_part(const std::string& part, bool& peeled) {
   // "slurm-12345-gpu-node-3". A job's number has five digits or more; the name left must carry its own
   // digit ("node-12345" stays a machine).
   auto job_number = [](const std::string& x) { return x.size() >= 5 && numeric(x); };
-  auto any_digit = [](auto from, auto to) { return std::any_of(from, to, [](const std::string& x) { return has_digit(x); }); };
   if (w.size() >= 3 && w[0] == "slurm" && job_number(w[1]) && any_digit(w.begin() + 2, w.end())) w.erase(w.begin(), w.begin() + 2);
   if (w.size() >= 3 && job_number(w.back()) && any_digit(w.begin(), w.end() - 1)) w.pop_back();
   // "node-21", "host-3", "compute-0-12", "gpu-node-5": machine words and numbers after them name a machine
   // (not "gpu-3", a GPU's index, unless a machine's own log kind is beside it: "kern-gpu-7").
   size_t words = 0;
   while (words < w.size() && machine_word(w[words])) ++words;
-  std::string joined;
-  for (const auto& x : w) joined += (joined.empty() ? "" : "-") + x;
+  const std::string joined = dash_joined(w);
   bool machine_numbered = words >= 1 && words < w.size() && std::all_of(w.begin() + words, w.end(), numeric) &&
                           (!gpu_index_word(joined) || machine_kind_here);
   bool all_common = std::all_of(w.begin(), w.end(), [](const std::string& x) { return common_word(x) || counter_word(x); });
