@@ -21,7 +21,8 @@ TEST_CASE("a machine's name, and the words shaped like one that are not") {
   CHECK_FALSE(could_name_machine("select.error"));
   CHECK_FALSE(could_name_machine("zlib.error"));
   CHECK(could_name_machine("node7.cluster.local"));
-  CHECK(could_name_machine("timeout-node-3.cluster.local"));  // only the last label is a class
+  CHECK(could_name_machine("timeout.cluster.local"));  // only the last label is a class
+  CHECK(could_name_machine("error.node7.example.com"));
   CHECK_FALSE(could_name_machine("nvidia-container-cli"));  // NVIDIA's tools and the operator's containers
   CHECK_FALSE(could_name_machine("nvidia-driver-ctr"));
   CHECK(names_program("nvidia-peermem-ctr"));
