@@ -203,7 +203,7 @@ Result<Report> diagnose(const DiagnoseRequest& req) {
   Diagnosis diagnosis = resolve_precedence(timeline, *rules, *workload);
   lap("precedence");
   Report report = build_report(*workload, timeline, diagnosis, *rules, std::move(collection.coverage),
-                               EvidenceFacts{scanned.year_inferred, timeline.unmatched_hosts});
+                               EvidenceFacts{scanned.year_inferred, timeline.unmatched_hosts, std::move(scanned.unread)});
   lap("report");
   if (recorded) {
     if (auto st = write_bundle(*req.record_dir, *recorded); !st) return st.error();

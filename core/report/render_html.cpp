@@ -259,6 +259,18 @@ void evidence(std::string& o, const Report& r) {
   }
 }
 
+// With no root cause: the lines that read like errors and that no rule read, where to start.
+void unread(std::string& o, const Report& r) {
+  if (r.unread.empty()) return;
+  o += "<h2 id=\"unread\">Unread error lines</h2>\n<p class=\"muted\">No rule reads these lines: start here (the last is "
+       "often where the job died).</p>\n";
+  for (const auto& e : r.unread) {
+    std::string who = e.host.empty() ? "" : " on " + esc(e.host);
+    o += fmt::format("<div class=\"ev\" id=\"{}\"><div class=\"ev-head\"><b>{}</b> {} <code>{}</code>{}</div>\n<pre>{}</pre></div>\n",
+                     esc(e.id), esc(e.id), esc(short_time(e.time, e.time_inferred)), esc(e.location), who, esc(e.text));
+  }
+}
+
 void sources(std::string& o, const Report& r) {
   o += "<h2 id=\"sources\">Source coverage</h2>\n<table>\n<tr><th>source</th><th>kind</th><th>status</th><th class=\"num\">files</th>"
        "<th class=\"num\">bytes</th><th class=\"num\">records</th><th class=\"num\">hosts</th><th>reason</th></tr>\n";
@@ -301,6 +313,7 @@ std::string render_html(const Report& r) {
   outcome(o, r);
   root_causes(o, r);
   action(o, r);
+  unread(o, r);
   timeline(o, r);
   symptoms(o, r);
   evidence(o, r);

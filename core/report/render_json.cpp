@@ -170,6 +170,7 @@ std::string render_json(const Report& r) {
   array_of(j, "symptoms", r.symptoms, write_symptom);
   array_of(j, "affected_nodes", r.affected_nodes, write_node);
   array_of(j, "evidence", r.evidence, write_evidence);
+  array_of(j, "unread", r.unread, write_evidence);  // empty unless no root cause was found
   array_of(j, "sources", r.sources, write_source);
   write_limits(j, r.limits);
   j.key("ruleset").begin_object();

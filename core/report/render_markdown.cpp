@@ -9,6 +9,15 @@ namespace {
 // Table cells: no pipes or newlines from log text may break the table.
 std::string cell(std::string_view s) { return markdown_cell(s); }
 
+// An evidence line as a list item, its text fenced.
+std::string evidence_item(const ReportEvidence& e) {
+  std::string text = e.text.size() > 400 ? e.text.substr(0, 400) + "..." : e.text;
+  // A log line must not close the fence and write Markdown of its own.
+  for (size_t k; (k = text.find("```")) != std::string::npos;) text.replace(k, 3, "'''");
+  return fmt::format("- **{}** {} `{}`{}\n  ```\n  {}\n  ```\n", e.id, short_time(e.time, e.time_inferred),
+                     cell(e.location), e.host.empty() ? "" : " on " + e.host, text);
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& r) {
@@ -47,6 +56,14 @@ std::string render_markdown(const Report& r) {
                        to_string(rc.blame), short_time(rc.first_seen, rc.time_inferred), rc.count, rc.explains,
                        join_strings(rc.evidence, 6)));
   }
+  if (!r.unread.empty()) {
+    line("");
+    line("## Unread error lines");
+    line("");
+    line("No rule reads these lines: start here (the last is often where the job died).");
+    line("");
+    for (const auto& e : r.unread) o += evidence_item(e);
+  }
   line("");
   line("## Symptoms");
   line("");
@@ -70,16 +87,7 @@ std::string render_markdown(const Report& r) {
   line("## Evidence");
   line("");
   if (r.evidence.empty()) line("None.");
-  for (const auto& e : r.evidence) {
-    line(fmt::format("- **{}** {} `{}`{}", e.id, short_time(e.time, e.time_inferred), cell(e.location),
-                     e.host.empty() ? "" : " on " + e.host));
-    std::string text = e.text.size() > 400 ? e.text.substr(0, 400) + "..." : e.text;
-    // A log line must not close the fence and write Markdown of its own.
-    for (size_t k; (k = text.find("```")) != std::string::npos;) text.replace(k, 3, "'''");
-    line("  ```");
-    line("  " + text);
-    line("  ```");
-  }
+  for (const auto& e : r.evidence) o += evidence_item(e);
   line("");
   line("## Sources");
   line("");

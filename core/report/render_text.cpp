@@ -140,6 +140,15 @@ std::string render_text(const Report& r, size_t width) {
       if (!rc.detail.empty()) o.line("      " + rc.detail, 6);
     }
   }
+  if (!r.unread.empty()) {
+    line("");
+    line("Unread error lines (no rule reads them: start here)");
+    for (const auto& e : r.unread) {
+      o.line(fmt::format("  {:<4} {} {} {}", e.id, short_time(e.time, e.time_inferred), e.location,
+                         e.host.empty() ? "" : "[" + e.host + "]"), 7);
+      o.cut_line("       " + e.text);
+    }
+  }
   if (!r.symptoms.empty()) {
     line("");
     line("Symptoms (why the other errors are not the cause)");

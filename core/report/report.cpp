@@ -356,6 +356,11 @@ Outcome outcome_of(const Report& r) {
     o.summary = n ? fmt::format("{} error line(s) were found but none is a known cause, and they do not localise a suspect.", n)
                   : "No failure signature was found in the collected logs.";
     o.action = "Check the sources section for missing data; add sources or rules for this failure.";
+    if (!r.unread.empty()) {
+      o.summary += fmt::format(" {} line(s) that read like errors are listed as unread: no rule knows them.", r.unread.size());
+      o.action = "Start from the unread error lines (no rule reads them; the last is often where the job died); check "
+                 "the sources section for missing data; add a rule for this failure.";
+    }
     return o;
   }
   const ReportRootCause& top = r.root_causes.front();
@@ -388,6 +393,15 @@ Outcome outcome_of(const Report& r) {
   return o;
 }
 
+// The unread error lines a report with no root cause lists, numbered U1..Un in the logs' order.
+std::vector<ReportEvidence> unread_lines(const std::vector<Evidence>& lines) {
+  std::vector<ReportEvidence> out;
+  for (const Evidence& e : lines)
+    out.push_back(ReportEvidence{fmt::format("U{}", out.size() + 1), e.time, e.time_inferred, e.source, e.host, e.rank,
+                                 e.location, e.text, e.cut, {}});
+  return out;
+}
+
 // Each source's coverage and every kept line, so equal inputs give equal digests.
 std::string inputs_digest(const std::vector<SourceCoverage>& sources, const std::vector<Finding>& findings) {
   Sha256 dig;
@@ -414,6 +428,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   b.add_symptoms();
   b.number_evidence();
   b.add_affected_nodes(sources, facts);
+  if (r.root_causes.empty()) r.unread = unread_lines(facts.unread);
   r.outcome = outcome_of(r);
   r.inputs_digest = inputs_digest(sources, t.findings);
   int64_t bytes = 0;

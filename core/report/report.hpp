@@ -94,6 +94,9 @@ struct Report {
   std::vector<ReportSymptom> symptoms;
   std::vector<AffectedNode> affected_nodes;
   std::vector<ReportEvidence> evidence;
+  // With no root cause: the lines that read like errors and that no rule read (U1..Un, in the
+  // logs' order), where an SRE starts when the tool does not know the failure.
+  std::vector<ReportEvidence> unread;
   std::vector<SourceCoverage> sources;
   Limits limits;
   size_t rule_count = 0;
@@ -106,6 +109,7 @@ struct Report {
 struct EvidenceFacts {
   bool year_inferred = false;  // year-less stamps with nothing in the job to give their year
   std::vector<std::string> unmatched_hosts;  // the node list names none of these hosts the logs name
+  std::vector<Evidence> unread;  // pasted excerpts' lines that read like errors and no rule read
 };
 
 Report build_report(const Workload& workload, const Timeline& timeline, const Diagnosis& diagnosis,

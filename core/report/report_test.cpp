@@ -109,3 +109,36 @@ TEST_CASE("untrusted log text cannot drive a terminal or forge Markdown") {
   CHECK(md.find("x'''") != std::string::npos);
   CHECK(md.find("x```") == std::string::npos);
 }
+
+TEST_CASE("a report with no root cause lists the lines no rule read that read like errors / one with a cause does not") {
+  static RuleSet rules = test::test_rules();
+  Workload w;
+  w.id = "1";
+  Timeline t;
+  Diagnosis d;
+  EvidenceFacts facts;
+  facts.unread.push_back(Evidence{0, true, "logs", "", -1, "paste.log:4", "Failed to acquire lock on the cache", false, {}});
+  facts.unread.push_back(Evidence{0, true, "logs", "gpu7", -1, "paste.log:9", "Timeout (300s) when waiting for lock", false, {}});
+  Report r = build_report(w, t, d, rules, {}, facts);
+  REQUIRE(r.unread.size() == 2);
+  CHECK(r.unread[0].id == "U1");
+  CHECK(r.unread[1].id == "U2");
+  CHECK(r.unread[1].host == "gpu7");
+  CHECK(r.outcome.summary.find("2 line(s) that read like errors") != std::string::npos);
+  CHECK(render_text(r).find("Unread error lines") != std::string::npos);
+  CHECK(render_text(r).find("paste.log:9") != std::string::npos);
+  CHECK(render_markdown(r).find("## Unread error lines") != std::string::npos);
+  CHECK(render_html(r).find("id=\"unread\"") != std::string::npos);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string json = render_json(r);
+  REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
+  CHECK(std::string_view(doc["unread"].at(1)["location"]) == "paste.log:9");
+
+  // A root cause: the report names it, and no unread lines stand beside it.
+  Report with_cause = test::sample_report({"job", "NVRM: Xid (PCI:0000:b9:00): 79", "[Rank 0] Watchdog caught", "x", 1});
+  CHECK(with_cause.unread.empty());
+  std::string cause_json = render_json(with_cause);
+  REQUIRE(parser.parse(cause_json).get(doc) == simdjson::SUCCESS);
+  CHECK(simdjson::dom::array(doc["unread"]).size() == 0);
+}

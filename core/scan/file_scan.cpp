@@ -46,6 +46,8 @@ ScanResult merge_file_scans(std::vector<FileScan>& results, Collection& c, const
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++tally[s].failed;
     out.year_inferred |= r.year_inferred;
+    for (Evidence& e : r.unread)
+      if (out.unread.size() < kUnreadLines) out.unread.push_back(std::move(e));
     if (!r.failed && r.bytes == 0) ++tally[s].empty;
     cov.lines_not_kept += r.not_kept;
     if (r.not_kept > 0)

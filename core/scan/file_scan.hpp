@@ -30,6 +30,8 @@ struct FileScan {
   // apart, the machines its lines' stamped prefixes name (at most two: one is all adoption takes).
   std::set<std::string> named_hosts;
   std::set<std::string> prefix_hosts;
+  // A pasted excerpt's last lines that read like errors and that no rule read (its order).
+  std::vector<Evidence> unread;
 };
 
 // `results[i]` is the scan of `c.files[i]`; `per_file` the share of distinct findings each file kept.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <re2/re2.h>
 #include <set>
 #include <tuple>
 
@@ -20,7 +21,9 @@
 #include "core/scan/file_bytes.hpp"
 #include "core/scan/evidence.hpp"
 #include "core/scan/file_times.hpp"
+#include "core/scan/error_words.hpp"
 #include "core/scan/file_scan.hpp"
+#include "core/scan/paste_hosts.hpp"
 #include "core/scan/scan_inputs.hpp"
 
 namespace attribution {
@@ -54,11 +57,13 @@ class FileScanner {
     const std::optional<std::string_view> text = open_text(out, bytes);
     if (!text) return out;
     read_as_printed(*text, bytes);
+    listing_unread_ = !file_.text && pasted_excerpt(out);
     scan_lines(out);
     scan_tail(out);
     settle_evidence(out);
     share_host_in_paste(out);
     name_hosts(out);
+    list_unread(out);
     if (record_) out.extract = recorded_extract(window_line_starts(buf_, *times_, w_.window_known ? &w_.window : nullptr), out);
     out.year_inferred = times_->year_guessed();
     return out;
@@ -341,6 +346,7 @@ class FileScanner {
   // `groups`: the captures verify already read on `text`, else they are read here.
   void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
             const LinePrefix& prefix, FileScan& out, std::map<std::string, std::string>* groups = nullptr) {
+    if (listing_unread_ && (read_.empty() || read_.back() != pos)) read_.push_back(pos);
     Finding f;
     f.rule = rule;
     f.file = file_index_;
@@ -513,6 +519,39 @@ class FileScanner {
     }
   }
 
+  // A pasted excerpt's lines that read like errors and that no rule read: a report with no finding
+  // lists them, so the one line that matters is not lost when no rule knows it. The last few of the
+  // file (a paste ends where the job died). Scheduler facts given as text are the tool's own, not logs.
+  static constexpr size_t kUnreadPerFile = 4;
+
+  void list_unread(FileScan& out) {
+    if (!listing_unread_) return;
+    std::sort(read_.begin(), read_.end());
+    std::vector<size_t> kept;  // line starts, the last kUnreadPerFile
+    for (size_t pos = 0; pos < buf_.size();) {
+      std::string_view line = line_at(buf_, pos);
+      line.remove_prefix(paste_markers(line));
+      if (looks_like_error(line) && !std::binary_search(read_.begin(), read_.end(), pos)) {
+        if (kept.size() == kUnreadPerFile) kept.erase(kept.begin());
+        kept.push_back(pos);
+      }
+      const size_t eol = buf_.find('\n', pos);
+      if (eol == std::string_view::npos) break;
+      pos = eol + 1;
+    }
+    for (size_t pos : kept) {
+      touch(pos);  // a replay reads the same lines
+      const int64_t before = count_byte(buf_.substr(0, pos), '\n');  // a small file: counted afresh
+      const int64_t line_no = file_.extract ? file_.extract->origin_line(pos, before) : before + 1;
+      const LinePrefix prefix = times_->prefix_at(pos);
+      const std::optional<Micros> t = times_->time_of(prefix);
+      std::string_view line = line_at(buf_, pos);
+      line.remove_prefix(paste_markers(line));
+      const std::string host = short_host(!prefix.host.empty() && !file_.host_certain ? prefix.host : std::string_view(file_.host_hint));
+      out.unread.push_back(evidence(PendingEvidence{{}, std::string(line), line_no, t ? *t : times_->inferred_time(pos), !t, host, prefix.rank, {}}));
+    }
+  }
+
   // The last lines of bursts, written as evidence once the file is read.
   void settle_evidence(FileScan& out) {
     for (auto& [at, p] : pending_) out.findings[at].evidence.back() = evidence(p);
@@ -554,6 +593,8 @@ class FileScanner {
   std::optional<FileHosts> hosts_;  // section and declared hosts, found when a line names none
   std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
   std::map<size_t, PendingEvidence> pending_;  // by finding: the last line of its burst so far
+  bool listing_unread_ = false;  // a pasted excerpt's unread error lines are listed (list_unread)
+  std::vector<size_t> read_;     // then: the starts of the lines a rule read
 };
 
 }  // namespace

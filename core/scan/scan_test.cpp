@@ -477,3 +477,33 @@ TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next li
   REQUIRE(cut.findings.size() == 1);
   CHECK(cut.findings[0].host.empty());
 }
+
+TEST_CASE("a pasted excerpt's lines that read like errors and no rule reads are listed, its last few") {
+  BuiltinScan s;
+  auto paste = s.fx.dir.file("pasted.log",
+                             "starting training\n"
+                             "Traceback (most recent call last):\n"
+                             "  File \"train.py\", line 3, in <module>\n"
+                             "> Failed to acquire lock on the distribution cache\n"
+                             "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                             "validation finished with 0 errors\n");
+  auto r = s.run({InputFile{paste, 0, "", -1, nullptr}});
+  REQUIRE_FALSE(r.findings.empty());  // the CUDA error is a rule's: not unread
+  REQUIRE(r.unread.size() == 1);
+  CHECK(r.unread[0].text == "Failed to acquire lock on the distribution cache");  // a quote's marker undone
+  CHECK(r.unread[0].location == paste + ":4");
+
+  // Many: the file's last four.
+  std::string many;
+  for (int i = 1; i <= 6; ++i) many += fmt::format("step {}: upload failed, retrying\n", i);
+  auto busy = s.fx.dir.file("busy.log", many);
+  r = s.run({InputFile{busy, 0, "", -1, nullptr}});
+  REQUIRE(r.unread.size() == 4);
+  CHECK(r.unread.front().text == "step 3: upload failed, retrying");
+  CHECK(r.unread.back().location == busy + ":6");
+
+  // A node's own log as its collector found it is not a paste: nothing listed.
+  InputFile collected{busy, 0, "node1", -1, nullptr};
+  collected.host_certain = true;
+  CHECK(s.run({collected}).unread.empty());
+}
