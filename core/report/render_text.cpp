@@ -98,6 +98,18 @@ class Wrapped {
   std::string out_;
 };
 
+// A titled list of evidence lines (id, time, file:line, host, then the line cut to the width); none: nothing.
+void evidence_section(Wrapped& o, std::string_view title, const std::vector<ReportEvidence>& lines) {
+  if (lines.empty()) return;
+  o.line("");
+  o.line(std::string(title));
+  for (const auto& e : lines) {
+    o.line(fmt::format("  {:<4} {} {} {}", e.id, short_time(e.time, e.time_inferred), e.location,
+                       e.host.empty() ? "" : "[" + e.host + "]"), 7);
+    o.cut_line("       " + e.text);
+  }
+}
+
 }  // namespace
 
 std::string render_text(const Report& r, size_t width) {
@@ -140,15 +152,7 @@ std::string render_text(const Report& r, size_t width) {
       if (!rc.detail.empty()) o.line("      " + rc.detail, 6);
     }
   }
-  if (!r.unread.empty()) {
-    line("");
-    line("Unread error lines (no rule reads them: start here)");
-    for (const auto& e : r.unread) {
-      o.line(fmt::format("  {:<4} {} {} {}", e.id, short_time(e.time, e.time_inferred), e.location,
-                         e.host.empty() ? "" : "[" + e.host + "]"), 7);
-      o.cut_line("       " + e.text);
-    }
-  }
+  evidence_section(o, "Unread error lines (no rule reads them: start here)", r.unread);
   if (!r.symptoms.empty()) {
     line("");
     line("Symptoms (why the other errors are not the cause)");
@@ -168,15 +172,7 @@ std::string render_text(const Report& r, size_t width) {
     if (!n.ranks.empty()) extra += " ranks " + join_ints(n.ranks);
     o.line(fmt::format("  {:<16} {:<12}{}", n.host, n.role, extra), 31);
   }
-  if (!r.evidence.empty()) {
-    line("");
-    line("Evidence");
-    for (const auto& e : r.evidence) {
-      o.line(fmt::format("  {:<4} {} {} {}", e.id, short_time(e.time, e.time_inferred), e.location,
-                         e.host.empty() ? "" : "[" + e.host + "]"), 7);
-      o.cut_line("       " + e.text);
-    }
-  }
+  evidence_section(o, "Evidence", r.evidence);
   line("");
   line("Sources");
   for (const auto& s : r.sources) {

@@ -15,15 +15,16 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 
 // Words that say something went wrong, as programs spell them. A plural or past form is listed
 // where programs print it ("errors", "aborted").
-constexpr std::array<std::string_view, 29> kWords = {
-    "error",   "Error",   "ERROR",     "errors",   "failed",   "Failed",   "FAILED",    "failure",
-    "Failure", "FAILURE", "fatal",     "Fatal",    "FATAL",    "abort",    "Abort",     "aborted",
-    "Aborted", "ABORT",   "panic",     "Killed",   "killed",   "cannot",   "Cannot",    "Unable",
-    "unable",  "refused", "denied",    "Timeout",  "exceeded"};
+constexpr std::array<std::string_view, 34> kWords = {
+    "error",   "Error",   "ERROR",   "errors",   "failed",    "Failed",  "FAILED",  "failure", "Failure",
+    "FAILURE", "fatal",   "Fatal",   "FATAL",    "abort",     "Abort",   "aborted", "Aborted", "ABORT",
+    "panic",   "Killed",  "killed",  "cannot",   "Cannot",    "Unable",  "unable",  "refused", "denied",
+    "Timeout", "exceeded", "SIGSEGV", "SIGABRT", "SIGBUS",   "Unhealthy", "unhealthy"};
 
 // Phrases read as they stand (their words alone are too common).
-constexpr std::array<std::string_view, 6> kPhrases = {"timed out", "Timed out", "not found", "No such file",
-                                                      "Segmentation fault", "core dumped"};
+constexpr std::array<std::string_view, 11> kPhrases = {
+    "timed out",    "Timed out",           "not found",     "No such file",   "Segmentation fault",  "core dumped",
+    "Bus error",    "Segmentation violation", "Illegal instruction", "out of memory", "Out of memory"};
 
 // "0 errors", "no error", "without error": the word counts none.
 bool counts_none(std::string_view line, size_t at) {

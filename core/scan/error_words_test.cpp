@@ -16,6 +16,9 @@ TEST_CASE("error words: lines a person reads as errors", "[error_words]") {
   CHECK(looks_like_error("/usr/bin/python: No such file or directory"));
   CHECK(looks_like_error("[rank3]: Segmentation fault (core dumped)"));
   CHECK(looks_like_error("connect() to 10.0.0.7:29500 refused"));
+  CHECK(looks_like_error("SIGSEGV - Segmentation violation in procedure ncmpiio_open"));
+  CHECK(looks_like_error("Bus error (core dumped)"));
+  CHECK(looks_like_error("            Summary                       : Unhealthy"));
 }
 
 TEST_CASE("error words: counts of none, identifiers and traceback context are not errors", "[error_words]") {
