@@ -242,20 +242,24 @@ std::map<std::string, std::vector<std::string>> citations(const Report& r) {
   return out;
 }
 
+// One evidence line: its id, time, file:line, host and rank, a note (source, citing causes), the text.
+void evidence_entry(std::string& o, const ReportEvidence& e, bool root, const std::string& note) {
+  std::string who = e.host.empty() ? "" : " on " + esc(e.host);
+  if (e.rank >= 0) who += fmt::format(" rank {}", e.rank);
+  o += fmt::format("<div class=\"ev{}\" id=\"{}\"><div class=\"ev-head\"><b>{}</b> {} <code>{}</code>{}{}</div>\n<pre>{}</pre></div>\n",
+                   root ? " root" : "", esc(e.id), esc(e.id), esc(short_time(e.time, e.time_inferred)), esc(e.location), who,
+                   note.empty() ? "" : " <span class=\"muted\">(" + note + ")</span>", esc(e.text));
+}
+
 void evidence(std::string& o, const Report& r) {
   o += "<h2 id=\"evidence\">Evidence</h2>\n";
   if (r.evidence.empty()) o += "<p class=\"muted\">None.</p>\n";
   auto cited = citations(r);
   for (const auto& e : r.evidence) {
-    std::string who = e.host.empty() ? "" : " on " + esc(e.host);
-    if (e.rank >= 0) who += fmt::format(" rank {}", e.rank);
     const auto& by = cited[e.id];
-    bool root = !by.empty() && by.front().rfind("<a ", 0) == 0;
     std::string note = e.source.empty() ? "" : esc(e.source);
     for (const auto& c : by) note += (note.empty() ? "" : ", ") + c;
-    o += fmt::format("<div class=\"ev{}\" id=\"{}\"><div class=\"ev-head\"><b>{}</b> {} <code>{}</code>{}{}</div>\n<pre>{}</pre></div>\n",
-                     root ? " root" : "", esc(e.id), esc(e.id), esc(short_time(e.time, e.time_inferred)), esc(e.location), who,
-                     note.empty() ? "" : " <span class=\"muted\">(" + note + ")</span>", esc(e.text));
+    evidence_entry(o, e, !by.empty() && by.front().rfind("<a ", 0) == 0, note);
   }
 }
 
@@ -264,11 +268,7 @@ void unread(std::string& o, const Report& r) {
   if (r.unread.empty()) return;
   o += "<h2 id=\"unread\">Unread error lines</h2>\n<p class=\"muted\">No rule reads these lines: start here (the last is "
        "often where the job died).</p>\n";
-  for (const auto& e : r.unread) {
-    std::string who = e.host.empty() ? "" : " on " + esc(e.host);
-    o += fmt::format("<div class=\"ev\" id=\"{}\"><div class=\"ev-head\"><b>{}</b> {} <code>{}</code>{}</div>\n<pre>{}</pre></div>\n",
-                     esc(e.id), esc(e.id), esc(short_time(e.time, e.time_inferred)), esc(e.location), who, esc(e.text));
-  }
+  for (const auto& e : r.unread) evidence_entry(o, e, false, "");
 }
 
 void sources(std::string& o, const Report& r) {

@@ -16,6 +16,10 @@
 namespace attribution {
 namespace {
 
+ReportEvidence report_evidence(std::string id, const Evidence& e) {
+  return ReportEvidence{std::move(id), e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text, e.cut, e.captures};
+}
+
 constexpr size_t kEvidencePerSymptom = 3;
 
 // Collects evidence referenced by the report, numbered later in time order.
@@ -38,8 +42,7 @@ class EvidencePool {
       const Evidence& e = v[i].second;
       std::string id = fmt::format("E{}", i + 1);
       ids[v[i].first] = id;
-      out->push_back(ReportEvidence{id, e.time, e.time_inferred, e.source, e.host, e.rank, e.location, e.text, e.cut,
-                                    e.captures});
+      out->push_back(report_evidence(id, e));
     }
     return ids;
   }
@@ -343,6 +346,12 @@ struct ReportBuilder {
   }
 };
 
+// The summary's pointer to the unread error lines, when the report lists some.
+std::string unread_note(const Report& r) {
+  return r.unread.empty() ? std::string()
+                          : fmt::format(" {} line(s) that read like errors are listed as unread: no rule knows them.", r.unread.size());
+}
+
 // The outcome from the top root cause, or none found.
 Outcome outcome_of(const Report& r) {
   Outcome o;
@@ -357,7 +366,7 @@ Outcome outcome_of(const Report& r) {
                   : "No failure signature was found in the collected logs.";
     o.action = "Check the sources section for missing data; add sources or rules for this failure.";
     if (!r.unread.empty()) {
-      o.summary += fmt::format(" {} line(s) that read like errors are listed as unread: no rule knows them.", r.unread.size());
+      o.summary += unread_note(r);
       o.action = "Start from the unread error lines (no rule reads them; the last is often where the job died); check "
                  "the sources section for missing data; add a rule for this failure.";
     }
@@ -377,7 +386,7 @@ Outcome outcome_of(const Report& r) {
       symptom_hosts.insert(s.hosts.begin(), s.hosts.end());
     }
   if (top.localised) {
-    o.summary = fmt::format("No fault signature found; {}.", lower_first(top.title));
+    o.summary = fmt::format("No fault signature found; {}.", lower_first(top.title)) + unread_note(r);
   } else {
     o.summary = fmt::format("{} on {} is the root cause", top.title, where(top));
     if (explained > 0)
@@ -393,12 +402,12 @@ Outcome outcome_of(const Report& r) {
   return o;
 }
 
-// The unread error lines a report with no root cause lists, numbered U1..Un in the logs' order.
-std::vector<ReportEvidence> unread_lines(const std::vector<Evidence>& lines) {
+// The unread error lines a report lists when it names no fault (no root cause, or only a localisation
+// guessed from where the errors start), numbered U1..Un in the logs' order.
+std::vector<ReportEvidence> unread_lines(const std::vector<ReportRootCause>& causes, const std::vector<Evidence>& lines) {
   std::vector<ReportEvidence> out;
-  for (const Evidence& e : lines)
-    out.push_back(ReportEvidence{fmt::format("U{}", out.size() + 1), e.time, e.time_inferred, e.source, e.host, e.rank,
-                                 e.location, e.text, e.cut, {}});
+  if (!std::all_of(causes.begin(), causes.end(), [](const ReportRootCause& rc) { return rc.localised; })) return out;
+  for (const Evidence& e : lines) out.push_back(report_evidence(fmt::format("U{}", out.size() + 1), e));
   return out;
 }
 
@@ -428,7 +437,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   b.add_symptoms();
   b.number_evidence();
   b.add_affected_nodes(sources, facts);
-  if (r.root_causes.empty()) r.unread = unread_lines(facts.unread);
+  r.unread = unread_lines(r.root_causes, facts.unread);
   r.outcome = outcome_of(r);
   r.inputs_digest = inputs_digest(sources, t.findings);
   int64_t bytes = 0;

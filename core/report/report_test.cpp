@@ -142,3 +142,18 @@ TEST_CASE("a report with no root cause lists the lines no rule read that read li
   REQUIRE(parser.parse(cause_json).get(doc) == simdjson::SUCCESS);
   CHECK(simdjson::dom::array(doc["unread"]).size() == 0);
 }
+
+TEST_CASE("a report whose only root cause is a localisation lists the unread lines too") {
+  EvidenceFacts facts;
+  facts.unread.push_back(Evidence{0, true, "logs", "", -1, "paste.log:7", "Exception: gradient norm exploded", false, {}});
+  static RuleSet rules = test::test_rules();
+  Timeline t;
+  Diagnosis d;
+  d.localisation = localisation("first-failure", "first_failure", "application", Blame::application);
+  d.localisation->title = "the first rank to fail";
+  Report guessed = build_report(Workload{}, t, d, rules, {}, facts);
+  REQUIRE(guessed.root_causes.size() == 1);
+  CHECK(guessed.root_causes[0].localised);
+  REQUIRE(guessed.unread.size() == 1);
+  CHECK(guessed.outcome.summary.find("listed as unread") != std::string::npos);
+}

@@ -19,6 +19,13 @@ TEST_CASE("error words: lines a person reads as errors", "[error_words]") {
   CHECK(looks_like_error("SIGSEGV - Segmentation violation in procedure ncmpiio_open"));
   CHECK(looks_like_error("Bus error (core dumped)"));
   CHECK(looks_like_error("            Summary                       : Unhealthy"));
+  // a 0 that numbers the subject is no count of none
+  CHECK(looks_like_error("rank 0 failed to save checkpoint"));
+  CHECK(looks_like_error("GPU 0 error while copying"));
+  CHECK(looks_like_error("Exception: gradient norm exploded"));
+  CHECK(looks_like_error("thread 'main' panicked at src/main.rs:4:5"));
+  CHECK(looks_like_error("terminate called after throwing an instance of 'std::bad_alloc'"));
+  CHECK(looks_like_error("OSError: [Errno 28] No space left on device"));
 }
 
 TEST_CASE("error words: counts of none, identifiers and traceback context are not errors", "[error_words]") {
@@ -37,4 +44,13 @@ TEST_CASE("error words: counts of none, identifiers and traceback context are no
   // an exception class's name inside an identifier or a word is not its raise
   CHECK_FALSE(looks_like_error("from torch.errors import ErrorCodes"));
   CHECK_FALSE(looks_like_error("class RetryableErrorHandler:"));
+  // logged at a quiet level, or a dump's value of none
+  CHECK_FALSE(looks_like_error("node1:2345:2345 [0] NCCL INFO NET/IB : Unable to open device mlx5_0"));
+  CHECK_FALSE(looks_like_error("2024-05-01 10:00:00 | INFO | loader: cache not found, building"));
+  CHECK_FALSE(looks_like_error("I1207 09:15:07.980798 7 client.cpp:288] retry failed once, trying again"));
+  CHECK_FALSE(looks_like_error("{\"errors\": 0, \"warnings\": 3}"));
+  CHECK_FALSE(looks_like_error("'error': None, 'status': 'ok'"));
+  CHECK_FALSE(looks_like_error("5 passed, 0 failed in 3.21s"));
+  CHECK_FALSE(looks_like_error("Exception raised from c10_cuda_check_implementation at CUDAException.cpp:44"));
+  CHECK_FALSE(looks_like_error("    except ValueError:"));
 }

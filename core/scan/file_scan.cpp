@@ -46,8 +46,7 @@ ScanResult merge_file_scans(std::vector<FileScan>& results, Collection& c, const
     if (!r.problem.empty()) cov.problems.push_back(r.problem);
     if (r.failed) ++tally[s].failed;
     out.year_inferred |= r.year_inferred;
-    for (Evidence& e : r.unread)
-      if (out.unread.size() < kUnreadLines) out.unread.push_back(std::move(e));
+    for (Evidence& e : r.unread) out.unread.push_back(std::move(e));
     if (!r.failed && r.bytes == 0) ++tally[s].empty;
     cov.lines_not_kept += r.not_kept;
     if (r.not_kept > 0)
@@ -67,6 +66,8 @@ ScanResult merge_file_scans(std::vector<FileScan>& results, Collection& c, const
     std::vector<Finding>().swap(r.findings);
   }
   for (size_t s = 0; s < c.sources.size(); ++s) settle_source(c.coverage[s], tally[s], w);
+  // The last ones: the files collected last are as likely to hold where the job died as the first.
+  if (out.unread.size() > kUnreadLines) out.unread.erase(out.unread.begin(), out.unread.end() - kUnreadLines);
   return out;
 }
 

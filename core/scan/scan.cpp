@@ -57,7 +57,7 @@ class FileScanner {
     const std::optional<std::string_view> text = open_text(out, bytes);
     if (!text) return out;
     read_as_printed(*text, bytes);
-    listing_unread_ = !file_.text && pasted_excerpt(out);
+    listing_unread_ = lists_unread(out);
     scan_lines(out);
     scan_tail(out);
     settle_evidence(out);
@@ -151,7 +151,10 @@ class FileScanner {
   // A multi-line rule's block from the line at `pos`, emitted when one of its readings matches.
   void emit_block(int r, std::string_view line, size_t pos, int64_t line_no, const LinePrefix& prefix, FileScan& out) {
     std::map<std::string, std::string> caps;
-    if (auto block = matching_block(r, pos, &caps)) emit(r, line, *block, pos, line_no, prefix, out, &caps);
+    if (auto block = matching_block(r, pos, &caps)) {
+      for (size_t p : block_starts_) mark_read(p);  // every line of the block the rule read
+      emit(r, line, *block, pos, line_no, prefix, out, &caps);
+    }
   }
 
   // The next line at or after `from` (a line start) holding a literal. The prefilter searches a
@@ -323,9 +326,9 @@ class FileScanner {
   }
 
   std::string join_block(size_t start, int lines, bool messages = false) {
-    std::vector<size_t> starts;
-    std::string out = join_block_lines(buf_, start, lines, &starts, messages);
-    for (size_t p : starts) touch(p);
+    block_starts_.clear();
+    std::string out = join_block_lines(buf_, start, lines, &block_starts_, messages);
+    for (size_t p : block_starts_) touch(p);
     return out;
   }
 
@@ -343,10 +346,36 @@ class FileScanner {
     return h;
   }
 
+  // srun --label's task id names a node only through the job's layout (task t on nodes[t / tpn]);
+  // then it is also the rank (one task per rank). Without a layout it is neither.
+  std::string_view node_of_task(int task) const {
+    const bool by_layout = task >= 0 && w_.tasks_per_node && *w_.tasks_per_node > 0 &&
+                           static_cast<size_t>(task / *w_.tasks_per_node) < w_.nodes.size();
+    return by_layout ? std::string_view(w_.nodes[static_cast<size_t>(task / *w_.tasks_per_node)]) : std::string_view();
+  }
+
+  // The machine a line ran on when no rule captured one: its prefix's, the task's node, else the
+  // machine around it (host_around).
+  std::string machine_of_line(size_t pos, const LinePrefix& prefix) {
+    // Inside a container NCCL's prefix names the container (Docker's default hostname is its id): the
+    // machine the file or the prompt names is the better answer when there is one.
+    std::string_view line_host = prefix.host;
+    if (!line_host.empty() && !file_.local_name.empty() && short_host(line_host) == short_host(file_.local_name))
+      line_host = file_.host_hint;
+    if (is_container_id(line_host))
+      if (std::string_view around = host_around(pos); !around.empty()) line_host = around;
+    const std::string_view task_node = node_of_task(prefix.task);
+    return short_host(!line_host.empty() ? line_host : !task_node.empty() ? task_node : host_around(pos));
+  }
+
+  // The rank a line's prefix gives (a launcher's label, the task under a layout), else its file's.
+  int rank_of_line(const LinePrefix& prefix) const {
+    return prefix.rank >= 0 ? prefix.rank : !node_of_task(prefix.task).empty() ? prefix.task : file_.rank_hint;
+  }
+
   // `groups`: the captures verify already read on `text`, else they are read here.
   void emit(int rule, std::string_view line, std::string_view text, size_t pos, int64_t line_no,
             const LinePrefix& prefix, FileScan& out, std::map<std::string, std::string>* groups = nullptr) {
-    if (listing_unread_ && (read_.empty() || read_.back() != pos)) read_.push_back(pos);
     Finding f;
     f.rule = rule;
     f.file = file_index_;
@@ -356,6 +385,7 @@ class FileScanner {
     } else if (!m_.captures(rule, text, &f.fields)) {
       return;
     }
+    mark_read(pos);
     std::optional<Micros> t;
     if (auto it = f.fields.find("time"); it != f.fields.end()) {
       if (auto c = parse_iso8601(it->second)) t = c->utc_offset_s ? civil_to_micros_utc(*c) - Micros(*c->utc_offset_s) * kMicrosPerSecond
@@ -366,30 +396,14 @@ class FileScanner {
     f.first_seen = f.last_seen = t ? *t : times_->inferred_time(pos);
     std::string h = field_of(f, "host");
     if (redacted_host(h)) h.clear();  // "on SERVER_NAME": the paste hid the machine
-    // srun --label's task id names a node only through the job's layout (task t on nodes[t / tpn]);
-    // then it is also the rank (one task per rank). Without a layout it is neither.
-    std::string_view task_node;
-    bool by_layout = prefix.task >= 0 && w_.tasks_per_node && *w_.tasks_per_node > 0 &&
-                     static_cast<size_t>(prefix.task / *w_.tasks_per_node) < w_.nodes.size();
-    if (by_layout) task_node = w_.nodes[static_cast<size_t>(prefix.task / *w_.tasks_per_node)];
-    // Inside a container NCCL's prefix names the container (Docker's default hostname is its id): the
-    // machine the file or the prompt names is the better answer when there is one.
-    std::string_view line_host = prefix.host;
-    if (!line_host.empty() && !file_.local_name.empty() && short_host(line_host) == short_host(file_.local_name))
-      line_host = file_.host_hint;
-    if (is_container_id(line_host))
-      if (std::string_view around = host_around(pos); !around.empty()) line_host = around;
-    f.host = short_host(!h.empty()                ? std::string_view(h)
-                        : !line_host.empty()      ? line_host
-                        : !task_node.empty()      ? task_node
-                                                  : host_around(pos));
+    f.host = !h.empty() ? short_host(h) : machine_of_line(pos, prefix);
     f.host_named = !h.empty();
     if (f.host.empty() && text.size() == line.size())
       if (std::string wrapped = host_past_wrap(rule, line, prefix.message_offset); !wrapped.empty())
         f.host = short_host(wrapped), f.host_named = true;
     f.task = prefix.task;
     std::string r = field_of(f, "rank");
-    f.rank = !r.empty() ? std::atoi(r.c_str()) : prefix.rank >= 0 ? prefix.rank : by_layout ? prefix.task : file_.rank_hint;
+    f.rank = !r.empty() ? std::atoi(r.c_str()) : rank_of_line(prefix);
     std::string g = field_of(f, "gpu");
     // NCCL's "[dev]" is the process's CUDA ordinal (0 for every rank under CUDA_VISIBLE_DEVICES),
     // so the GPU comes from the process's own init line, joined on host and pid (timeline).
@@ -519,36 +533,62 @@ class FileScanner {
     }
   }
 
-  // A pasted excerpt's lines that read like errors and that no rule read: a report with no finding
-  // lists them, so the one line that matters is not lost when no rule knows it. The last few of the
-  // file (a paste ends where the job died). Scheduler facts given as text are the tool's own, not logs.
+  // A rule read the line starting at `pos`: it is not listed as unread.
+  void mark_read(size_t pos) {
+    if (listing_unread_ && (rule_read_starts_.empty() || rule_read_starts_.back() != pos)) rule_read_starts_.push_back(pos);
+  }
+
+  // Whether this file's unread error lines are listed: a pasted excerpt read as it is. Not scheduler
+  // facts given as text (the tool's own words), nor a compressed file (a small .gz can inflate far:
+  // its text, not its stored size, would have to be bounded, and a replay sees only the extract).
+  bool lists_unread(const FileScan& out) const {
+    return !file_.text && pasted_excerpt(out) && !file_.path.ends_with(".gz");
+  }
+
+  // The last few lines that read like errors and that no rule read, a repeated message kept once (at
+  // its last): a report with no finding lists them, so the line that matters is not lost when no rule
+  // knows it (a paste ends where the job died). Lines dated outside the window are not the job's.
   static constexpr size_t kUnreadPerFile = 4;
 
   void list_unread(FileScan& out) {
     if (!listing_unread_) return;
-    std::sort(read_.begin(), read_.end());
-    std::vector<size_t> kept;  // line starts, the last kUnreadPerFile
+    std::sort(rule_read_starts_.begin(), rule_read_starts_.end());
+    struct Unread {
+      size_t pos;
+      std::string_view line;  // past a paste's markers
+      LinePrefix prefix;
+      std::optional<Micros> time;
+      std::string_view message;  // past its prefixes (stamp, host, label): what a repeat repeats
+    };
+    std::vector<Unread> kept;
     for (size_t pos = 0; pos < buf_.size();) {
       std::string_view line = line_at(buf_, pos);
       line.remove_prefix(paste_markers(line));
-      if (looks_like_error(line) && !std::binary_search(read_.begin(), read_.end(), pos)) {
-        if (kept.size() == kUnreadPerFile) kept.erase(kept.begin());
-        kept.push_back(pos);
+      if (looks_like_error(line) && !std::binary_search(rule_read_starts_.begin(), rule_read_starts_.end(), pos)) {
+        Unread u{pos, line, times_->prefix_at(pos), std::nullopt, {}};
+        u.time = times_->time_of(u.prefix);
+        const std::string_view raw = line_at(buf_, pos);
+        u.message = raw.substr(std::min(raw.size(), std::max(u.prefix.message_offset, raw.size() - line.size())));
+        if (!u.time || !w_.window_known || w_.window.contains(*u.time)) {
+          std::erase_if(kept, [&](const Unread& k) { return k.message == u.message; });
+          if (kept.size() == kUnreadPerFile) kept.erase(kept.begin());
+          kept.push_back(u);
+        }
       }
       const size_t eol = buf_.find('\n', pos);
       if (eol == std::string_view::npos) break;
       pos = eol + 1;
     }
-    for (size_t pos : kept) {
-      touch(pos);  // a replay reads the same lines
-      const int64_t before = count_byte(buf_.substr(0, pos), '\n');  // a small file: counted afresh
-      const int64_t line_no = file_.extract ? file_.extract->origin_line(pos, before) : before + 1;
-      const LinePrefix prefix = times_->prefix_at(pos);
-      const std::optional<Micros> t = times_->time_of(prefix);
-      std::string_view line = line_at(buf_, pos);
-      line.remove_prefix(paste_markers(line));
-      const std::string host = short_host(!prefix.host.empty() && !file_.host_certain ? prefix.host : std::string_view(file_.host_hint));
-      out.unread.push_back(evidence(PendingEvidence{{}, std::string(line), line_no, t ? *t : times_->inferred_time(pos), !t, host, prefix.rank, {}}));
+    size_t counted = 0;
+    int64_t before = 0;  // newlines before `counted`
+    for (const Unread& u : kept) {
+      touch(u.pos);  // a replay reads the same lines
+      before += count_byte(buf_.substr(counted, u.pos - counted), '\n');
+      counted = u.pos;
+      const int64_t line_no = file_.extract ? file_.extract->origin_line(u.pos, before) : before + 1;
+      out.unread.push_back(evidence(PendingEvidence{{}, std::string(u.line), line_no,
+                                                    u.time ? *u.time : times_->inferred_time(u.pos), !u.time,
+                                                    machine_of_line(u.pos, u.prefix), rank_of_line(u.prefix), {}}));
     }
   }
 
@@ -593,8 +633,9 @@ class FileScanner {
   std::optional<FileHosts> hosts_;  // section and declared hosts, found when a line names none
   std::map<std::tuple<int, std::string, std::string, int, int, std::string, int64_t, bool>, size_t> last_;
   std::map<size_t, PendingEvidence> pending_;  // by finding: the last line of its burst so far
-  bool listing_unread_ = false;  // a pasted excerpt's unread error lines are listed (list_unread)
-  std::vector<size_t> read_;     // then: the starts of the lines a rule read
+  bool listing_unread_ = false;            // this file's unread error lines are listed (lists_unread)
+  std::vector<size_t> rule_read_starts_;  // then: the starts of the lines a rule read
+  std::vector<size_t> block_starts_;      // the lines join_block joined last
 };
 
 }  // namespace

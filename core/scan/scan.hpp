@@ -22,8 +22,8 @@ struct ScanResult {
   // line in the window, and every line the scan read to make a finding (its block, its time
   // anchors) wherever it lies.
   std::vector<std::shared_ptr<const FileExtract>> extracts;
-  // Pasted excerpts' lines that read like errors and that no rule read, in collection order, at
-  // most kUnreadLines: what a report with no finding points to.
+  // Pasted excerpts' lines that read like errors and that no rule read, in collection order, the
+  // last kUnreadLines: what a report with no finding points to.
   std::vector<Evidence> unread;
 };
 

@@ -507,3 +507,29 @@ TEST_CASE("a pasted excerpt's lines that read like errors and no rule reads are 
   collected.host_certain = true;
   CHECK(s.run({collected}).unread.empty());
 }
+
+TEST_CASE("unread error lines: the job's window, one of each repeated line, the machine the paste names") {
+  BuiltinScan s;
+  s.fx.w.start = test::utc("2025-03-14T09:00:00Z");
+  s.fx.w.end = test::utc("2025-03-14T10:00:00Z");
+  s.fx.w.window = Window{*s.fx.w.start, *s.fx.w.end};
+  s.fx.w.window_known = true;
+  auto paste = s.fx.dir.file("pasted.log",
+                             "[alice@gpu-node07 ~]$ python train.py\n"
+                             "2025-03-13T08:00:00Z upload failed: old run, another day\n"
+                             "2025-03-14T09:10:00Z shard 3 upload failed, retrying\n"
+                             "2025-03-14T09:11:00Z dataset index is corrupt: checksum error\n"
+                             "2025-03-14T09:12:00Z shard 3 upload failed, retrying\n");
+  auto r = s.run({InputFile{paste, 0, "", -1, nullptr}});
+  REQUIRE(r.unread.size() == 2);
+  CHECK(r.unread[0].location == paste + ":4");  // the day before the window is not the job's
+  CHECK(r.unread[1].location == paste + ":5");  // a repeated line is kept once, at its last
+  CHECK(r.unread[1].host == "gpu-node07");      // the prompt the paste was taken under
+
+  // A compressed file is not listed: its size on disk does not bound its text.
+  auto gz = s.fx.dir.path() + "/pasted.log.gz";
+  gzFile g = gzopen(gz.c_str(), "wb");
+  gzputs(g, "2025-03-14T09:11:00Z dataset index is corrupt: checksum error\n");
+  gzclose(g);
+  CHECK(s.run({InputFile{gz, 0, "", -1, nullptr}}).unread.empty());
+}
