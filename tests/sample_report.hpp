@@ -20,7 +20,8 @@ struct SampleTexts {
   std::optional<int> exit_code;
 };
 
-inline Report sample_report(const SampleTexts& texts) {
+// `facts`: what the scan learnt beyond its findings (unread lines, an inferred year).
+inline Report sample_report(const SampleTexts& texts, const EvidenceFacts& facts = {}) {
   static RuleSet rules = test_rules();
   Workload w;
   w.id = "4242";
@@ -49,7 +50,7 @@ inline Report sample_report(const SampleTexts& texts) {
   Diagnosis d = resolve_precedence(t, rules, w);
   SourceCoverage cov{"kernel", "files", SourceStatus::partial, "1 problem(s)", 3, 1000, 3, {"node1", "node3"}, 3,
                      {texts.problem}};
-  return build_report(w, t, d, rules, {cov});
+  return build_report(w, t, d, rules, {cov}, facts);
 }
 
 }  // namespace attribution::test

@@ -11,6 +11,17 @@ namespace attribution {
 // The line of `buf` starting at `start`, without its "\n" or "\r\n".
 std::string_view line_at(std::string_view buf, size_t start);
 
+// Calls `visit(start, line)` for each line of `buf` (line_at's text) until it returns false.
+template <class Visit>
+void for_each_line(std::string_view buf, Visit visit) {
+  for (size_t pos = 0; pos < buf.size();) {
+    if (!visit(pos, line_at(buf, pos))) return;
+    const size_t eol = buf.find('\n', pos);
+    if (eol == std::string_view::npos) return;
+    pos = eol + 1;
+  }
+}
+
 // Where the line holding `pos` starts: one past the last '\n' before `pos` (0 if none). memrchr, not
 // rfind: the scan walks back over whole runs of lines with it.
 size_t line_start(std::string_view buf, size_t pos);

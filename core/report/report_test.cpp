@@ -135,9 +135,11 @@ TEST_CASE("a report with no root cause lists the lines no rule read that read li
   REQUIRE(parser.parse(json).get(doc) == simdjson::SUCCESS);
   CHECK(std::string_view(doc["unread"].at(1)["location"]) == "paste.log:9");
 
-  // A root cause: the report names it, and no unread lines stand beside it.
-  Report with_cause = test::sample_report({"job", "NVRM: Xid (PCI:0000:b9:00): 79", "[Rank 0] Watchdog caught", "x", 1});
+  // A root cause: the report names it, and the same unread lines do not stand beside it.
+  Report with_cause = test::sample_report({"job", "NVRM: Xid (PCI:0000:b9:00): 79", "[Rank 0] Watchdog caught", "x", 1}, facts);
+  REQUIRE_FALSE(with_cause.root_causes.empty());
   CHECK(with_cause.unread.empty());
+  CHECK(with_cause.outcome.summary.find("unread") == std::string::npos);
   std::string cause_json = render_json(with_cause);
   REQUIRE(parser.parse(cause_json).get(doc) == simdjson::SUCCESS);
   CHECK(simdjson::dom::array(doc["unread"]).size() == 0);

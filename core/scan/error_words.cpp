@@ -1,18 +1,16 @@
 #include "core/scan/error_words.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include "core/scan/host_word.hpp"
+#include "core/scan/written_time.hpp"
 
 namespace attribution {
 namespace {
 
-bool lower(char c) { return c >= 'a' && c <= 'z'; }
-bool upper(char c) { return c >= 'A' && c <= 'Z'; }
-bool digit(char c) { return c >= '0' && c <= '9'; }
+bool letter(char c) { return ascii_alnum(c) && !is_digit(c); }
 bool word_char(char c) { return ascii_alnum(c) || c == '_'; }
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
 
 // Words that say something went wrong, as programs spell them. A plural or past form is listed
@@ -45,14 +43,14 @@ bool quiet_level(std::string_view s) {
   }
   if (contains(s, "level=info") || contains(s, "level=debug")) return true;
   // glog: severity letter, month and day, then the time ("I1207 09:15:07.980798")
-  return s.size() > 6 && (s[0] == 'I' || s[0] == 'V') && digit(s[1]) && digit(s[2]) && digit(s[3]) && digit(s[4]) && s[5] == ' ';
+  return s.size() > 6 && (s[0] == 'I' || s[0] == 'V') && std::all_of(s.begin() + 1, s.begin() + 5, is_digit) && s[5] == ' ';
 }
 
 // The word before position `at` (letters only): what a number before an error word counts.
 std::string_view word_before(std::string_view s, size_t at) {
   while (at > 0 && !ascii_alnum(s[at - 1])) --at;
   size_t from = at;
-  while (from > 0 && (lower(s[from - 1]) || upper(s[from - 1]) || s[from - 1] == '_')) --from;
+  while (from > 0 && (letter(s[from - 1]) || s[from - 1] == '_')) --from;
   return s.substr(from, at - from);
 }
 
@@ -66,12 +64,11 @@ bool counts_none(std::string_view line, size_t at) {
         (before.size() == none.size() || !word_char(before[before.size() - none.size() - 1])))
       return true;
   if (!before.empty() && before.back() == '0' && (before.size() == 1 || before[before.size() - 2] == ' ')) {
+    static constexpr std::array<std::string_view, 21> kNumbered = {
+        "rank", "Rank", "RANK", "gpu",     "GPU",     "device",     "Device", "worker", "Worker", "node", "Node",
+        "task", "Task", "process", "Process", "local_rank", "cuda",   "step",   "Step",   "epoch", "Epoch"};
     const std::string_view subject = word_before(before, before.size() - 1);
-    bool numbers = false;
-    for (std::string_view n : {"rank", "Rank", "RANK", "gpu", "GPU", "device", "Device", "worker", "Worker", "node", "Node",
-                               "task", "Task", "process", "Process", "local_rank", "cuda", "step", "Step", "epoch", "Epoch"})
-      numbers = numbers || subject == n;
-    if (!numbers) return true;
+    if (std::find(kNumbered.begin(), kNumbered.end(), subject) == kNumbered.end()) return true;
   }
   std::string_view after = line.substr(at);
   size_t i = 0;
@@ -80,7 +77,7 @@ bool counts_none(std::string_view line, size_t at) {
   after.remove_prefix(i);
   if (!after.empty() && after[0] == '0' && (after.size() == 1 || !ascii_alnum(after[1]))) return true;
   for (std::string_view none : {"null", "None", "[]", "{}", "false", "False"})
-    if (starts_with(after, none)) return true;
+    if (after.starts_with(none)) return true;
   return false;
 }
 
@@ -100,7 +97,7 @@ bool exception_class(std::string_view line) {
   for (std::string_view suffix : {std::string_view("Error"), std::string_view("Exception")}) {
     for (size_t at = line.find(suffix); at != std::string_view::npos; at = line.find(suffix, at + 1)) {
       const size_t end = at + suffix.size();
-      if (at == 0 || !(lower(line[at - 1]) || upper(line[at - 1]))) continue;  // a word of its own: kWords
+      if (at == 0 || !letter(line[at - 1])) continue;  // a word of its own: kWords
       if (end < line.size() && line[end] != ':') continue;
       return true;
     }
@@ -111,9 +108,10 @@ bool exception_class(std::string_view line) {
 // A traceback's frame or marker, a stack's address line, the source line a frame shows: context, not
 // the error.
 bool trace_line(std::string_view s) {
-  return starts_with(s, "File \"") || starts_with(s, "Traceback (most recent call last)") || starts_with(s, "frame #") ||
-         starts_with(s, "at ") || starts_with(s, "^") || starts_with(s, "~") || starts_with(s, "During handling of") ||
-         starts_with(s, "Exception raised from") || starts_with(s, "except ") || starts_with(s, "raise ");
+  for (std::string_view p : {"File \"", "Traceback (most recent call last)", "frame #", "at ", "^", "~", "During handling of",
+                             "Exception raised from", "except ", "raise "})
+    if (s.starts_with(p)) return true;
+  return false;
 }
 
 }  // namespace

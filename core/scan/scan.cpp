@@ -521,16 +521,14 @@ class FileScanner {
   // "ip-10-0-0-7"). The text is bounded too (a small .gz can inflate far), and two names end the walk.
   void name_prefix_hosts(FileScan& out) {
     if (buf_.size() > kNamedHostsBytes) return;
-    for (size_t pos = 0; pos < buf_.size() && out.prefix_hosts.size() < 2;) {
-      const LinePrefix prefix = parse_line_prefix(line_at(buf_, pos));
+    for_each_line(buf_, [&](size_t pos, std::string_view line) {
+      const LinePrefix prefix = parse_line_prefix(line);
       const bool stamped = prefix.civil || prefix.epoch;  // "word: text" alone is too often not a machine
       if (stamped && !prefix.host.empty() && !is_container_id(prefix.host) &&
           out.prefix_hosts.emplace(short_host(prefix.host)).second)
         touch(pos);
-      const size_t eol = buf_.find('\n', pos);
-      if (eol == std::string_view::npos) break;
-      pos = eol + 1;
-    }
+      return out.prefix_hosts.size() < 2;
+    });
   }
 
   // A rule read the line starting at `pos`: it is not listed as unread.
@@ -561,24 +559,18 @@ class FileScanner {
       std::string_view message;  // past its prefixes (stamp, host, label): what a repeat repeats
     };
     std::vector<Unread> kept;
-    for (size_t pos = 0; pos < buf_.size();) {
-      std::string_view line = line_at(buf_, pos);
-      line.remove_prefix(paste_markers(line));
-      if (looks_like_error(line) && !std::binary_search(rule_read_starts_.begin(), rule_read_starts_.end(), pos)) {
-        Unread u{pos, line, times_->prefix_at(pos), std::nullopt, {}};
-        u.time = times_->time_of(u.prefix);
-        const std::string_view raw = line_at(buf_, pos);
-        u.message = raw.substr(std::min(raw.size(), std::max(u.prefix.message_offset, raw.size() - line.size())));
-        if (!u.time || !w_.window_known || w_.window.contains(*u.time)) {
-          std::erase_if(kept, [&](const Unread& k) { return k.message == u.message; });
-          if (kept.size() == kUnreadPerFile) kept.erase(kept.begin());
-          kept.push_back(u);
-        }
-      }
-      const size_t eol = buf_.find('\n', pos);
-      if (eol == std::string_view::npos) break;
-      pos = eol + 1;
-    }
+    for_each_line(buf_, [&](size_t pos, std::string_view raw) {
+      std::string_view line = raw.substr(paste_markers(raw));
+      if (!looks_like_error(line) || std::binary_search(rule_read_starts_.begin(), rule_read_starts_.end(), pos)) return true;
+      Unread u{pos, line, times_->prefix_at(pos), std::nullopt, {}};
+      u.time = times_->time_of(u.prefix);
+      if (u.time && w_.window_known && !w_.window.contains(*u.time)) return true;
+      u.message = raw.substr(std::min(raw.size(), std::max(u.prefix.message_offset, raw.size() - line.size())));
+      std::erase_if(kept, [&](const Unread& k) { return k.message == u.message; });
+      if (kept.size() == kUnreadPerFile) kept.erase(kept.begin());
+      kept.push_back(u);
+      return true;
+    });
     size_t counted = 0;
     int64_t before = 0;  // newlines before `counted`
     for (const Unread& u : kept) {
