@@ -31,7 +31,15 @@ uint64_t head8(const char* p, size_t n) {  // the first min(n, 8) bytes, the res
   return w;
 }
 uint32_t head_bucket(uint32_t head) { return (head * 2654435761u) >> 16; }  // Fibonacci hashing
+// From this many single-line rules sharing a literal, one pass of their set costs less than their
+// regexes one by one on a line that holds it.
+constexpr size_t kSetRules = 16;
 }  // namespace
+
+struct Matcher::SetAnswers {
+  std::vector<int8_t> state;  // per set: 0 not asked yet, 1 answered, -1 cannot say
+  std::vector<std::vector<int>> ids;
+};
 
 Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
   std::shared_ptr<Matcher> m(new Matcher(rules));
@@ -52,6 +60,7 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
     }
   }
   for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
+  m->build_sets(owners);
   m->first_pair_.assign((size_t{1} << 16) / 64, 0);
   // Buckets laid out by counting: one pass counts each bucket's literals, one places them (no
   // vector per bucket to allocate at every start).
@@ -77,6 +86,27 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
     m->bucket_heads_[start[head_bucket(head4(l.data()))]++] = {head8(l.data(), l.size()), mask, k};
   }
   return m;
+}
+
+void Matcher::build_sets(const std::map<std::string, std::vector<int>>& owners) {
+  set_of_.assign(rules_.rules.size(), -1);
+  for (const auto& [lit, rule_ids] : owners) {
+    std::vector<int> ids;
+    std::vector<std::string> patterns;
+    for (int i : rule_ids)
+      if (rules_.rules[i].lines == 1 && set_of_[i] < 0) ids.push_back(i), patterns.push_back(rules_.rules[i].pattern);
+    if (ids.size() < kSetRules) continue;
+    for (int i : ids) set_of_[i] = static_cast<int>(sets_.size());
+    sets_.push_back(std::make_unique<PatternSet>(std::move(ids), std::move(patterns)));
+  }
+}
+
+std::optional<bool> Matcher::set_says(int idx, std::string_view line, SetAnswers* memo) const {
+  const int s = set_of_[idx];
+  if (s < 0) return std::nullopt;
+  if (memo->state[s] == 0) memo->state[s] = sets_[s]->matching(line, &memo->ids[s]) ? 1 : -1;
+  if (memo->state[s] < 0) return std::nullopt;
+  return std::binary_search(memo->ids[s].begin(), memo->ids[s].end(), idx);
 }
 
 void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out, size_t first_literal) const {
@@ -146,7 +176,10 @@ void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<
                               std::vector<std::map<std::string, std::string>>* groups,
                               const std::function<std::string_view()>* message, size_t first_literal) const {
   thread_local std::vector<int> owners;  // reused: no allocation per candidate line
+  thread_local SetAnswers sets;
   rules_with_literal(line, &owners, first_literal);
+  sets.state.assign(sets_.size(), 0);
+  if (sets.ids.size() < sets_.size()) sets.ids.resize(sets_.size());
   hits->clear();
   blocks->clear();
   if (groups) groups->clear();
@@ -159,7 +192,7 @@ void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<
       blocks->push_back(idx);
       continue;
     }
-    if (matches(idx, line, hits, groups)) continue;
+    if (set_says(idx, line, &sets).value_or(true) && matches(idx, line, hits, groups)) continue;
     if (!message || !anchored_[idx]) continue;
     if (!asked) text = (*message)(), asked = true;
     if (!text.empty() && text.size() < line.size()) matches(idx, text, hits, groups);

@@ -6,11 +6,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/rules/literal_search.hpp"
+#include "core/rules/pattern_set.hpp"
 #include "core/rules/rules.hpp"
 
 namespace attribution {
@@ -56,6 +58,8 @@ class Matcher {
  private:
   explicit Matcher(const RuleSet& rules);
   bool has_literal(int index, std::string_view line) const;
+  // One PatternSet for the single-line rules of each literal that kSetRules or more share.
+  void build_sets(const std::map<std::string, std::vector<int>>& owners);
   // Drops the generic rules' hits (and their captures) when another cause or symptom rule hit the line.
   void drop_generic(std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const;
   // The forward-scan rules (single-line and block) with a literal in `line`, ascending; literals are
@@ -89,6 +93,14 @@ class Matcher {
   std::vector<uint32_t> short_literals_;                     // under 4 bytes
   std::vector<int> tail_rules_;
   std::vector<char> anchored_;  // per rule: its pattern holds a '^' (line_rules' `message`)
+  // The single-line rules of each literal that many rules share, matched together (PatternSet);
+  // per rule, the set that decides it, or -1.
+  std::vector<std::unique_ptr<PatternSet>> sets_;
+  std::vector<int> set_of_;
+  // Whether single-line rule `idx` matches `line`, asked of its set when it has one (each set walks
+  // a line once, remembered in `memo`); nullopt: ask the rule itself.
+  struct SetAnswers;
+  std::optional<bool> set_says(int idx, std::string_view line, SetAnswers* memo) const;
 };
 
 // Whether a pattern holds '^' as an anchor (not escaped, not inside a character class).

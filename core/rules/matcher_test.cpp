@@ -114,7 +114,10 @@ match = [{ line = "Xid 9" }]
   set->rules.insert(set->rules.end(), user->begin(), user->end());
   auto m = Matcher::build(*set);
   REQUIRE(m);
-  std::vector<std::string> lines = {"zq1 here", "zq here", "NVRM: Xid 9 and zq7", "no literal at all", "Xi", "zq"};
+  // The Xid catalog's rules share one literal and are decided by one PatternSet: near misses too.
+  std::vector<std::string> lines = {"zq1 here", "zq here", "NVRM: Xid 9 and zq7", "no literal at all", "Xi", "zq",
+                                    "NVRM: Xid (PCI:0000:b9:00): 790, pid=1", "NVRM: Xid (0000:3b:00.0): 48",
+                                    "NVRM: Xid (PCI:0000:b9:00): 79", "NVRM: Xid (PCI:0000:b9:00): "};
   for (const auto& r : set->rules)
     for (const auto& s : r.match) lines.push_back(s.line.substr(0, s.line.find('\n')));
   size_t with_hits = 0;

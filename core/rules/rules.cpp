@@ -11,6 +11,7 @@
 #include <re2/re2.h>
 
 #include "core/base/duration.hpp"
+#include "core/rules/pattern_options.hpp"
 #include "core/base/toml_util.hpp"
 
 namespace attribution {
@@ -294,12 +295,6 @@ Status parse_rule_samples(const toml::table& t, const TomlReader& rr, Rule& rule
   return Ok{};
 }
 
-RE2::Options pattern_options() {
-  RE2::Options opt;
-  opt.set_log_errors(false);
-  return opt;
-}
-
 // The pattern compiled (or, `checked`, deferred to first use), and the `when` conditions over its
 // captures.
 Status compile_rule(const toml::table& t, const TomlReader& rr, Rule& rule, bool checked) {
@@ -372,6 +367,12 @@ Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, s
 }
 
 }  // namespace
+
+RE2::Options pattern_options() {
+  RE2::Options opt;
+  opt.set_log_errors(false);
+  return opt;
+}
 
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics,
                                       bool checked, bool samples) {
