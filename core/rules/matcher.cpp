@@ -175,7 +175,8 @@ bool pattern_anchored(std::string_view pattern) {
 void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<int>* hits, std::vector<int>* blocks,
                               std::vector<std::map<std::string, std::string>>* groups,
                               const std::function<std::string_view()>* message, size_t first_literal) const {
-  thread_local std::vector<int> owners;  // reused: no allocation per candidate line
+  // Reused, no allocation per candidate line; so `message` must not call back into a Matcher.
+  thread_local std::vector<int> owners;
   thread_local SetAnswers sets;
   rules_with_literal(line, &owners, first_literal);
   sets.state.assign(sets_.size(), 0);

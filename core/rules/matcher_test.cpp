@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cctype>
 #include <random>
@@ -282,4 +283,41 @@ TEST_CASE("an anchored rule is tried on the line's message when the whole line m
   auto ids = rule_ids(line, &message);
   CHECK(std::find(ids.begin(), ids.end(), "gpu.smi-gpu-fields-err") != ids.end());
   CHECK(asked == 1);  // asked once, however many anchored rules missed
+}
+
+TEST_CASE("rules that share a literal with many others answer as alone: groups, the message of anchored ones") {
+  // Twenty rules on one literal are decided by one PatternSet; two are anchored at the line's start.
+  std::string toml;
+  for (int i = 0; i < 20; ++i)
+    toml += fmt::format(R"(
+[[rule]]
+id = "t.code-{0}"
+title = "code {0}"
+literals = ["ZqCode ("]
+pattern = '{1}ZqCode \((?P<dev>\w+)\): (?P<code>{0})\b'
+role = "symptom"
+match = [{{ line = "ZqCode (d1): {0}" }}]
+)",
+                        i, i < 2 ? "^" : "");
+  auto rules = parse_rules(toml, "user.toml");
+  INFO((rules ? std::string() : rules.error().message));
+  REQUIRE(rules);
+  RuleSet set;
+  set.rules = *rules;
+  auto m = Matcher::build(set);
+  REQUIRE(m);
+  auto hits_of = [&](std::string_view line, const std::function<std::string_view()>* message) {
+    std::vector<int> hits, blocks;
+    std::vector<std::map<std::string, std::string>> groups;
+    (*m)->line_rules(line, Stream::applog, &hits, &blocks, &groups, message);
+    std::vector<std::string> out;
+    for (size_t i = 0; i < hits.size(); ++i) out.push_back(set.rules[hits[i]].id + " " + groups[i]["dev"]);
+    return out;
+  };
+  CHECK(hits_of("ZqCode (gpu3): 7, more", nullptr) == std::vector<std::string>{"t.code-7 gpu3"});
+  CHECK(hits_of("ZqCode (gpu3): 70", nullptr).empty());
+  CHECK(hits_of("node1: ZqCode (gpu3): 1", nullptr).empty());  // anchored: not at the start
+  const std::string_view line = "node1: ZqCode (gpu3): 1";
+  const std::function<std::string_view()> message = [&] { return line.substr(7); };
+  CHECK(hits_of(line, &message) == std::vector<std::string>{"t.code-1 gpu3"});
 }
