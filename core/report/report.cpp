@@ -103,7 +103,8 @@ std::string limits_hit(const Limits& l) {
 
 namespace {
 
-Limits limits_of(const std::vector<ReportEvidence>& evidence, const std::vector<SourceCoverage>& sources) {
+// `shown`: every text the report carries (evidence and unread lines), for the count of those cut.
+Limits limits_of(const std::vector<const std::vector<ReportEvidence>*>& shown, const std::vector<SourceCoverage>& sources) {
   Limits l;
   l.evidence_text_bytes = static_cast<int64_t>(kMaxEvidenceText);
   l.evidence_per_symptom = static_cast<int64_t>(kEvidencePerSymptom);
@@ -111,7 +112,8 @@ Limits limits_of(const std::vector<ReportEvidence>& evidence, const std::vector<
   int64_t files = 0;
   for (const auto& s : sources) files += s.files, l.lines_not_kept += s.lines_not_kept;
   l.findings_per_file = static_cast<int64_t>(findings_per_file(static_cast<size_t>(files)));
-  for (const auto& e : evidence) l.texts_cut += e.cut;
+  for (const auto* texts : shown)
+    for (const auto& e : *texts) l.texts_cut += e.cut;
   return l;
 }
 
@@ -443,7 +445,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   int64_t bytes = 0;
   for (const auto& s : sources) bytes += s.bytes;
   r.usable_data = bytes > 0 || !t.findings.empty();
-  r.limits = limits_of(r.evidence, sources);
+  r.limits = limits_of({&r.evidence, &r.unread}, sources);
   r.sources = std::move(sources);
   weigh_evidence(r, facts);
   return r;

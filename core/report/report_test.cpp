@@ -118,9 +118,10 @@ TEST_CASE("a report with no root cause lists the lines no rule read that read li
   Diagnosis d;
   EvidenceFacts facts;
   facts.unread.push_back(Evidence{0, true, "logs", "", -1, "paste.log:4", "Failed to acquire lock on the cache", false, {}});
-  facts.unread.push_back(Evidence{0, true, "logs", "gpu7", -1, "paste.log:9", "Timeout (300s) when waiting for lock", false, {}});
+  facts.unread.push_back(Evidence{0, true, "logs", "gpu7", -1, "paste.log:9", "Timeout (300s) when waiting for lock", true, {}});
   Report r = build_report(w, t, d, rules, {}, facts);
   REQUIRE(r.unread.size() == 2);
+  CHECK(r.limits.texts_cut == 1);  // an unread line's text cut counts like an evidence text's
   CHECK(r.unread[0].id == "U1");
   CHECK(r.unread[1].id == "U2");
   CHECK(r.unread[1].host == "gpu7");
