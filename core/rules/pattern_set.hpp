@@ -22,7 +22,6 @@ class PatternSet {
   // False when the set cannot say (a pattern it cannot hold, or its automaton out of memory on this
   // text): then the caller matches each pattern itself. Thread-safe.
   bool matching(std::string_view text, std::vector<int>* ids) const;
-  const std::vector<int>& ids() const { return ids_; }
 
  private:
   std::vector<int> ids_;
