@@ -30,7 +30,7 @@ std::string short_time(Micros t, bool inferred);  // "2025-03-14T09:41:07.123Z",
 std::string join_ints(const std::vector<int>& v, size_t max = 12);
 std::string join_strings(const std::vector<std::string>& v, size_t max = 12);
 
-// "3 evidence text(s) cut at 2048 bytes; ..." when this run hit a limit, else empty.
+// "3 text(s) cut at 2048 bytes; ..." when this run hit a limit, else empty.
 std::string limits_hit(const Limits& limits);
 
 }  // namespace attribution

@@ -94,7 +94,7 @@ std::string where(const ReportRootCause& rc) {
 
 std::string limits_hit(const Limits& l) {
   std::string out;
-  if (l.texts_cut > 0) out += fmt::format("{} evidence text(s) cut at {} bytes", l.texts_cut, l.evidence_text_bytes);
+  if (l.texts_cut > 0) out += fmt::format("{} text(s) cut at {} bytes", l.texts_cut, l.evidence_text_bytes);
   if (l.lines_not_kept > 0)
     out += fmt::format("{}{} matching line(s) counted but not kept (over {} distinct findings per file; see sources)",
                        out.empty() ? "" : "; ", l.lines_not_kept, l.findings_per_file);
@@ -103,8 +103,8 @@ std::string limits_hit(const Limits& l) {
 
 namespace {
 
-// `shown`: every text the report carries (evidence and unread lines), for the count of those cut.
-Limits limits_of(const std::vector<const std::vector<ReportEvidence>*>& shown, const std::vector<SourceCoverage>& sources) {
+// The texts cut are counted over every text the report shows: evidence and unread lines.
+Limits limits_of(const Report& r, const std::vector<SourceCoverage>& sources) {
   Limits l;
   l.evidence_text_bytes = static_cast<int64_t>(kMaxEvidenceText);
   l.evidence_per_symptom = static_cast<int64_t>(kEvidencePerSymptom);
@@ -112,7 +112,7 @@ Limits limits_of(const std::vector<const std::vector<ReportEvidence>*>& shown, c
   int64_t files = 0;
   for (const auto& s : sources) files += s.files, l.lines_not_kept += s.lines_not_kept;
   l.findings_per_file = static_cast<int64_t>(findings_per_file(static_cast<size_t>(files)));
-  for (const auto* texts : shown)
+  for (const auto* texts : {&r.evidence, &r.unread})
     for (const auto& e : *texts) l.texts_cut += e.cut;
   return l;
 }
@@ -445,7 +445,7 @@ Report build_report(const Workload& w, const Timeline& t, const Diagnosis& d, co
   int64_t bytes = 0;
   for (const auto& s : sources) bytes += s.bytes;
   r.usable_data = bytes > 0 || !t.findings.empty();
-  r.limits = limits_of({&r.evidence, &r.unread}, sources);
+  r.limits = limits_of(r, sources);
   r.sources = std::move(sources);
   weigh_evidence(r, facts);
   return r;

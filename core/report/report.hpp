@@ -32,7 +32,7 @@ struct Limits {
   int64_t evidence_per_symptom = 0;  // evidence lines listed per symptom
   int64_t findings = 0;              // distinct findings kept in all, shared out over the files
   int64_t findings_per_file = 0;     // this run's share per file
-  int64_t texts_cut = 0;             // evidence texts cut in this report
+  int64_t texts_cut = 0;             // evidence and unread-line texts cut in this report
   int64_t lines_not_kept = 0;        // matching lines past the findings bound: counted, not kept
 };
 

@@ -32,9 +32,8 @@ uint64_t head8(const char* p, size_t n) {  // the first min(n, 8) bytes, the res
 }
 uint32_t head_bucket(uint32_t head) { return (head * 2654435761u) >> 16; }  // Fibonacci hashing
 // From this many single-line rules sharing a literal, one pass of their set costs less than their
-// regexes one by one on a line that holds it (at 4, the real-mix benchmark's verification doubled:
-// its candidates nearly all match, so a set's pass there is only added work).
-constexpr size_t kSetRules = 16;
+// regexes one by one on a line that holds it. Today only the Xid rules' literal has more than three.
+constexpr size_t kMinRulesForSet = 16;
 }  // namespace
 
 struct Matcher::SetAnswers {
@@ -61,7 +60,6 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
     }
   }
   for (const auto& l : m->literals_) m->longest_literal_ = std::max(m->longest_literal_, l.size());
-  m->build_sets(owners);
   m->first_pair_.assign((size_t{1} << 16) / 64, 0);
   // Buckets laid out by counting: one pass counts each bucket's literals, one places them (no
   // vector per bucket to allocate at every start).
@@ -86,28 +84,28 @@ Result<std::shared_ptr<Matcher>> Matcher::build(const RuleSet& rules) {
     uint64_t mask = l.size() >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * l.size())) - 1;
     m->bucket_heads_[start[head_bucket(head4(l.data()))]++] = {head8(l.data(), l.size()), mask, k};
   }
+  m->build_sets();
   return m;
 }
 
-void Matcher::build_sets(const std::map<std::string, std::vector<int>>& owners) {
-  set_of_.assign(rules_.rules.size(), -1);
-  for (const auto& [lit, rule_ids] : owners) {
+void Matcher::build_sets() {
+  set_of_rule_.assign(rules_.rules.size(), -1);
+  for (const auto& rule_ids : literal_rules_) {
     std::vector<int> ids;
     std::vector<std::string> patterns;
     for (int i : rule_ids)
-      if (rules_.rules[i].lines == 1 && set_of_[i] < 0) ids.push_back(i), patterns.push_back(rules_.rules[i].pattern);
-    if (ids.size() < kSetRules) continue;
-    for (int i : ids) set_of_[i] = static_cast<int>(sets_.size());
+      if (rules_.rules[i].lines == 1 && set_of_rule_[i] < 0) ids.push_back(i), patterns.push_back(rules_.rules[i].pattern);
+    if (ids.size() < kMinRulesForSet) continue;
+    for (int i : ids) set_of_rule_[i] = static_cast<int>(sets_.size());
     sets_.push_back(std::make_unique<PatternSet>(std::move(ids), std::move(patterns)));
   }
 }
 
-std::optional<bool> Matcher::set_says(int idx, std::string_view line, SetAnswers* memo) const {
-  const int s = set_of_[idx];
-  if (s < 0) return std::nullopt;
-  if (memo->state[s] == 0) memo->state[s] = sets_[s]->matching(line, &memo->ids[s]) ? 1 : -1;
-  if (memo->state[s] < 0) return std::nullopt;
-  return std::binary_search(memo->ids[s].begin(), memo->ids[s].end(), idx);
+bool Matcher::may_match(int idx, std::string_view line, SetAnswers* memo) const {
+  const int s = set_of_rule_[idx];
+  if (s < 0) return true;
+  if (memo->state[s] == 0) memo->state[s] = sets_[s]->try_match(line, &memo->ids[s]) ? 1 : -1;
+  return memo->state[s] < 0 || std::binary_search(memo->ids[s].begin(), memo->ids[s].end(), idx);
 }
 
 void Matcher::rules_with_literal(std::string_view line, std::vector<int>* out, size_t first_literal) const {
@@ -194,7 +192,7 @@ void Matcher::candidate_rules(std::string_view line, Stream stream, std::vector<
       blocks->push_back(idx);
       continue;
     }
-    if (set_says(idx, line, &sets).value_or(true) && matches(idx, line, hits, groups)) continue;
+    if (may_match(idx, line, &sets) && matches(idx, line, hits, groups)) continue;
     if (!message || !anchored_[idx]) continue;
     if (!asked) text = (*message)(), asked = true;
     if (!text.empty() && text.size() < line.size()) matches(idx, text, hits, groups);

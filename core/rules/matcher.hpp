@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,12 +53,14 @@ class Matcher {
   // Named captures of rule `index` on `text`; false if it does not match.
   bool captures(int index, std::string_view text, std::map<std::string, std::string>* out) const;
   const RuleSet& rules() const { return rules_; }
+  // How many PatternSets decide rules that share a literal (tests: the Xid rules have one).
+  size_t pattern_sets() const { return sets_.size(); }
 
  private:
   explicit Matcher(const RuleSet& rules);
   bool has_literal(int index, std::string_view line) const;
-  // One PatternSet for the single-line rules of each literal that kSetRules or more share.
-  void build_sets(const std::map<std::string, std::vector<int>>& owners);
+  // One PatternSet for the single-line rules of each literal that kMinRulesForSet or more share.
+  void build_sets();
   // Drops the generic rules' hits (and their captures) when another cause or symptom rule hit the line.
   void drop_generic(std::vector<int>* hits, std::vector<std::map<std::string, std::string>>* groups) const;
   // The forward-scan rules (single-line and block) with a literal in `line`, ascending; literals are
@@ -96,11 +97,11 @@ class Matcher {
   // The single-line rules of each literal that many rules share, matched together (PatternSet);
   // per rule, the set that decides it, or -1.
   std::vector<std::unique_ptr<PatternSet>> sets_;
-  std::vector<int> set_of_;
-  // Whether single-line rule `idx` matches `line`, asked of its set when it has one (each set walks
-  // a line once, remembered in `memo`); nullopt: ask the rule itself.
+  std::vector<int> set_of_rule_;
+  // False only when single-line rule `idx`'s set says it does not match `line` (each set walks a
+  // line once, remembered in `memo`); true: match the rule itself.
   struct SetAnswers;
-  std::optional<bool> set_says(int idx, std::string_view line, SetAnswers* memo) const;
+  bool may_match(int idx, std::string_view line, SetAnswers* memo) const;
 };
 
 // Whether a pattern holds '^' as an anchor (not escaped, not inside a character class).

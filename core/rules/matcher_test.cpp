@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/rules/matcher.hpp"
+#include "core/rules/pattern_set.hpp"
 #include "core/rules/rule_sources.hpp"
 #include "core/rules/rules.hpp"
 
@@ -306,6 +307,7 @@ match = [{{ line = "ZqCode (d1): {0}" }}]
   set.rules = *rules;
   auto m = Matcher::build(set);
   REQUIRE(m);
+  REQUIRE((*m)->pattern_sets() == 1);
   auto hits_of = [&](std::string_view line, const std::function<std::string_view()>* message) {
     std::vector<int> hits, blocks;
     std::vector<std::map<std::string, std::string>> groups;
@@ -320,4 +322,49 @@ match = [{{ line = "ZqCode (d1): {0}" }}]
   const std::string_view line = "node1: ZqCode (gpu3): 1";
   const std::function<std::string_view()> message = [&] { return line.substr(7); };
   CHECK(hits_of(line, &message) == std::vector<std::string>{"t.code-1 gpu3"});
+}
+
+TEST_CASE("the built-in Xid rules are decided by one pattern set, which can answer for them") {
+  auto set = load_rules({});
+  REQUIRE(set);
+  auto m = Matcher::build(*set);
+  REQUIRE(m);
+  CHECK((*m)->pattern_sets() >= 1);
+  // The set RE2 builds from the rules that own "NVRM: Xid" holds every one of their patterns.
+  std::vector<int> ids;
+  std::vector<std::string> patterns;
+  for (size_t i = 0; i < set->rules.size(); ++i) {
+    const Rule& r = set->rules[i];
+    if (r.lines == 1 && !r.tail && std::find(r.literals.begin(), r.literals.end(), "NVRM: Xid") != r.literals.end())
+      ids.push_back(static_cast<int>(i)), patterns.push_back(r.pattern);
+  }
+  REQUIRE(ids.size() >= 16);
+  PatternSet xid(ids, patterns);
+  std::vector<int> got;
+  REQUIRE(xid.try_match("kernel: NVRM: Xid (PCI:0000:b9:00): 79, pid='<unknown>', GPU has fallen off the bus.", &got));
+  CHECK_FALSE(got.empty());
+}
+
+TEST_CASE("rules whose pattern set cannot be built still match, each alone") {
+  // Twenty rules on one literal, compiled on first use; one pattern does not compile, so the set
+  // cannot hold them all and says so: the others answer for themselves.
+  std::vector<Rule> rules;
+  for (int i = 0; i < 20; ++i) {
+    Rule r;
+    r.id = fmt::format("t.code-{}", i);
+    r.role = Role::symptom;
+    r.literals = {"ZqCode ("};
+    r.pattern = i == 5 ? "ZqCode \\((" : fmt::format("ZqCode \\((?P<dev>\\w+)\\): {}\\b", i);
+    r.re = std::make_shared<RulePattern>(r.pattern);
+    rules.push_back(std::move(r));
+  }
+  RuleSet set;
+  set.rules = std::move(rules);
+  auto m = Matcher::build(set);
+  REQUIRE(m);
+  REQUIRE((*m)->pattern_sets() == 1);
+  std::vector<int> hits, blocks;
+  (*m)->line_rules("ZqCode (gpu3): 7", Stream::applog, &hits, &blocks);
+  REQUIRE(hits.size() == 1);
+  CHECK(set.rules[hits[0]].id == "t.code-7");
 }

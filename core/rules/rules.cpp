@@ -368,12 +368,6 @@ Result<MetricSpec> parse_metric(const toml::table& t, const std::string& file, s
 
 }  // namespace
 
-RE2::Options pattern_options() {
-  RE2::Options opt;
-  opt.set_log_errors(false);
-  return opt;
-}
-
 Result<std::vector<Rule>> parse_rules(std::string_view text, const std::string& file, std::vector<MetricSpec>* metrics,
                                       bool checked, bool samples) {
   auto doc = parse_toml(text, file);

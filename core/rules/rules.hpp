@@ -151,7 +151,8 @@ bool rule_captures(const Rule& rule, std::string_view text, std::map<std::string
 // with its named captures; and whether a match's captures meet the rule's `when` conditions.
 bool rule_groups(const Rule& rule, std::string_view text, std::map<std::string, std::string>* out);
 bool when_holds(const Rule& rule, const std::map<std::string, std::string>& captures);
-// Runs one rule's samples through the same prefilter + pattern path that scanning uses.
+// Runs one rule's samples through the prefilter + pattern path that scanning uses (the scan may
+// first ask a PatternSet, which answers as the pattern does).
 Status check_samples(const Rule& rule);
 // A selector of an `explains` entry matches a rule.
 bool selector_matches(std::string_view selector, const Rule& rule);
