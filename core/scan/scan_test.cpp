@@ -478,6 +478,24 @@ TEST_CASE("a line a terminal wrapped: the machine a rule captures on the next li
   CHECK(cut.findings[0].host.empty());
 }
 
+TEST_CASE("Open MPI's signal report inside Docker: the container's id is not the machine, the file's is") {
+  BuiltinScan s;
+  // Open MPI's signal handler prints the process's hostname, inside Docker the container's id: host.sigbus-exit
+  // does not capture it (is_container_id's policy, written into the rule's pattern).
+  auto in_docker = s.fx.dir.file("node07/rank0.log", "[fd7fd1d78666:03983] Signal: Bus error (7)\n");
+  auto r = s.run({InputFile{in_docker, 0, "node07", -1, nullptr}});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(s.rules.rules[r.findings[0].rule].id == "host.sigbus-exit");
+  CHECK(r.findings[0].host == "node07");
+  CHECK_FALSE(r.findings[0].host_named);
+  // A machine's own name in the same place is the host.
+  auto on_host = s.fx.dir.file("node07/rank1.log", "[csclprd3-6-12:30567] Signal: Bus error (7)\n");
+  r = s.run({InputFile{on_host, 0, "node07", -1, nullptr}});
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].host == "csclprd3-6-12");
+  CHECK(r.findings[0].host_named);
+}
+
 TEST_CASE("a pasted excerpt's lines that read like errors and no rule reads are listed, its last few") {
   BuiltinScan s;
   auto paste = s.fx.dir.file("pasted.log",
